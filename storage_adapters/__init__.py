@@ -1,0 +1,67 @@
+"""Pluggable storage: how a workflow's files reach its tasks, chosen with `--storage NAME`.
+
+Runtime hook (what the engine calls):
+
+    adapter = open_storage(name, config_path)   # before any task runs
+    # raises StorageConfigError naming the backend and what is wrong:
+    # server unreachable, bad credentials, bucket missing, FUSE unavailable,
+    # bad or unknown settings, a backend dependency not installed.
+
+    adapter.mode == "shared":   tasks use adapter.local_path(logical) directly;
+                                adapter.mount_path is the store root on every node.
+    adapter.mode == "staging":  on the worker, around each task:
+        local = adapter.stage_in(logical_inputs, scratch_dir)   # {logical: local path}
+        ... run the task on the local paths ...
+        adapter.stage_out({local_out: logical_out, ...}, succeeded=task_ok)
+    (stage_in/stage_out work for shared stores too: no copies, mount paths.)
+
+    adapter.locations(logical) -> list[str]   # node names, [] when unknown
+    adapter.close()                           # at the end of the run
+
+Logical paths are relative to the store root (`results/x.txt`); a path that
+escapes the root (`..` above it, or absolute outside a shared mount) raises
+StoragePathError. Missing files raise FileNotFoundError. An adapter may be
+used from several threads; each worker process opens its own with
+`open_storage` (cheap: a mount that exists is reused).
+
+Backends: local (shared, the default), s3 (staging, boto3), scp (staging,
+SSH/SFTP), s3fs (shared, s3fs-fuse mount). See docs/storage.md.
+"""
+
+from __future__ import annotations
+
+from storage_adapters.base import FileInfo, StorageAdapter
+from storage_adapters.config import load_settings
+from storage_adapters.errors import (
+    MissingDependencyError,
+    StorageConfigError,
+    StorageError,
+    StoragePathError,
+    StorageTransferError,
+)
+from storage_adapters.registry import adapter_class, known_backends, register
+
+__all__ = [
+    "FileInfo",
+    "MissingDependencyError",
+    "StorageAdapter",
+    "StorageConfigError",
+    "StorageError",
+    "StoragePathError",
+    "StorageTransferError",
+    "known_backends",
+    "open_storage",
+    "register",
+]
+
+
+def open_storage(name: str = "local", config_path: str | None = None) -> StorageAdapter:
+    """Build the adapter for `--storage name` and validate it against the real store."""
+    settings = load_settings(name, config_path)
+    adapter = adapter_class(settings.backend).from_settings(settings)
+    try:
+        adapter.check()
+    except BaseException:
+        adapter.close()
+        raise
+    return adapter

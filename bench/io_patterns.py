@@ -1,0 +1,212 @@
+"""Raw I/O patterns of the storage paper, for every storage backend, against real local servers.
+
+For each backend, K concurrent tasks (separate processes, default K = 4) each
+(a) read: copy a file of size S from the store to local disk, (b) write: copy
+one from local disk to the store, (c) read-after-write: write one, then read
+it straight back; for S in 1, 10, 100 MB (500 with --large). The reference
+is the same copies between two local-disk directories, measured in the same
+run. Throughput is the bytes all K tasks moved divided by the wall time from
+the moment they start together until the last one ends (read-after-write
+counts both directions); each figure is the median of --repeat runs. The
+page cache is not dropped, as on a real node.
+
+Servers (MinIO, sshd, the s3fs mount) are started on 127.0.0.1 in a temporary
+state directory and stopped at the end. Prints a table and writes
+io_patterns.json plus read.png, write.png and read_after_write.png to --out.
+
+    .venv/bin/python bench/io_patterns.py --sizes 1,10 --out /tmp/io
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from storage_adapters import open_storage  # noqa: E402
+from storage_adapters.base import StorageAdapter  # noqa: E402
+from storage_adapters.services import start_service, stop_service  # noqa: E402
+
+MB = 1024 * 1024
+PATTERNS = ("read", "write", "read_after_write")
+REFERENCE = "local disk"
+BACKEND_SERVICES = {"local": [], "s3": ["minio"], "scp": ["sshd"], "s3fs": ["minio", "s3fs"]}
+
+# Per worker process: the opened store (None for the local-disk reference).
+_adapter: StorageAdapter | None = None
+
+
+def _open_in_worker(backend: str) -> None:
+    global _adapter
+    _adapter = None if backend == REFERENCE else open_storage(backend)
+
+
+def _task(job: tuple[str, str, str, str]) -> None:
+    """One task of one pattern: `source`/`target` are local paths or logical store paths."""
+    pattern, local_in, remote, local_out = job
+    if _adapter is None:
+        if pattern in ("write", "read_after_write"):
+            shutil.copyfile(local_in, remote)
+        if pattern in ("read", "read_after_write"):
+            shutil.copyfile(remote, local_out)
+        return
+    if pattern in ("write", "read_after_write"):
+        _adapter.put_file(local_in, remote)
+    if pattern in ("read", "read_after_write"):
+        _adapter.get_file(remote, local_out)
+
+
+def measure(backend: str, sizes: list[int], tasks: int, repeat: int, work: str) -> dict[str, dict[int, float]]:
+    """MB/s per pattern and size for one backend (or the reference): the median of `repeat` runs."""
+    results: dict[str, dict[int, float]] = {pattern: {} for pattern in PATTERNS}
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(tasks, initializer=_open_in_worker, initargs=(backend,)) as pool:
+        pool.map(time.sleep, [0.0] * tasks)  # all workers started and their stores opened
+        for size in sizes:
+            sources = [os.path.join(work, "sources", f"{size}MB-{index}") for index in range(tasks)]
+            store_dir = os.path.join(work, "reference-store") if backend == REFERENCE else ""
+            out_dir = os.path.join(work, "out", backend.replace(" ", "-"))
+            os.makedirs(out_dir, exist_ok=True)
+            if store_dir:
+                os.makedirs(store_dir, exist_ok=True)
+
+            def remote(pattern: str, index: int) -> str:
+                name = f"{pattern}-{size}MB-{index}"
+                return os.path.join(store_dir, name) if store_dir else f"bench/{name}"
+
+            # The read pattern needs its files in the store beforehand.
+            pool.map(_task, [("write", sources[i], remote("read", i), "") for i in range(tasks)])
+            for pattern in PATTERNS:
+                jobs = [(pattern, sources[i], remote(pattern, i), os.path.join(out_dir, f"{pattern}-{i}"))
+                        for i in range(tasks)]
+                moved = tasks * size * (2 if pattern == "read_after_write" else 1)
+                rates = []
+                for _ in range(repeat):
+                    start = time.perf_counter()
+                    pool.map(_task, jobs, chunksize=1)
+                    rates.append(moved / (time.perf_counter() - start))
+                results[pattern][size] = statistics.median(rates)
+            shutil.rmtree(out_dir)
+    return results
+
+
+def make_sources(work: str, sizes: list[int], tasks: int) -> None:
+    """K distinct files of random bytes per size on local disk."""
+    directory = os.path.join(work, "sources")
+    os.makedirs(directory, exist_ok=True)
+    for size in sizes:
+        for index in range(tasks):
+            with open(os.path.join(directory, f"{size}MB-{index}"), "wb") as handle:
+                for _ in range(size):
+                    handle.write(os.urandom(MB))
+
+
+@contextmanager
+def services_for(backends: list[str], state_dir: str) -> Iterator[None]:
+    """Start the servers the backends need; stop them in reverse order afterwards."""
+    started: list[str] = []
+    try:
+        for backend in backends:
+            for service in BACKEND_SERVICES[backend]:
+                if service not in started:
+                    start_service(service, state_dir)
+                    started.append(service)
+        yield
+    finally:
+        for service in reversed(started):
+            stop_service(service, state_dir)
+
+
+def plot(results: dict[str, dict[str, dict[int, float]]], sizes: list[int], tasks: int, out: str) -> list[str]:
+    """One PNG per pattern: MB/s against file size, one line per backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib import ticker
+
+    paths = []
+    for pattern in PATTERNS:
+        figure, axes = plt.subplots(figsize=(6, 4))
+        for backend, by_pattern in results.items():
+            style = "--" if backend == REFERENCE else "-"
+            axes.plot(sizes, [by_pattern[pattern][size] for size in sizes], style, marker="o", label=backend)
+        axes.set_xscale("log")
+        axes.set_yscale("log")
+        axes.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        axes.yaxis.set_major_formatter(ticker.ScalarFormatter())
+        axes.yaxis.set_minor_formatter(ticker.NullFormatter())
+        axes.set_xticks(sizes, [str(size) for size in sizes])
+        axes.set_xlabel("file size per task (MB)")
+        axes.set_ylabel("aggregate throughput (MB/s)")
+        axes.set_title(f"{pattern.replace('_', '-')}: {tasks} concurrent tasks")
+        axes.grid(True, alpha=0.3)
+        axes.legend()
+        figure.tight_layout()
+        path = os.path.join(out, f"{pattern}.png")
+        figure.savefig(path, dpi=100)
+        plt.close(figure)
+        paths.append(path)
+    return paths
+
+
+def print_table(results: dict[str, dict[str, dict[int, float]]], sizes: list[int]) -> None:
+    header = f"{'backend':<12} {'pattern':<17}" + "".join(f"{f'{size} MB':>10}" for size in sizes)
+    print(header)
+    print("-" * len(header))
+    for backend, by_pattern in results.items():
+        for pattern in PATTERNS:
+            print(f"{backend:<12} {pattern:<17}" + "".join(f"{by_pattern[pattern][size]:>10.1f}" for size in sizes))
+    print("(MB/s, aggregate over all tasks)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1,10,100", help="file sizes in MB, comma separated (default 1,10,100)")
+    parser.add_argument("--large", action="store_true", help="also measure 500 MB files")
+    parser.add_argument("--tasks", type=int, default=4, help="concurrent tasks K (default 4)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is kept (default 3)")
+    parser.add_argument("--backends", default="local,s3,scp,s3fs", help="backends to measure")
+    parser.add_argument("--out", default="io_patterns", help="directory for the JSON results and plots")
+    parser.add_argument("--work", default=None, help="local-disk directory for sources and copies (default: a temp dir)")
+    args = parser.parse_args(argv)
+    sizes = sorted({int(size) for size in args.sizes.split(",")} | ({500} if args.large else set()))
+    backends = [backend.strip() for backend in args.backends.split(",") if backend.strip()]
+    unknown = [backend for backend in backends if backend not in BACKEND_SERVICES]
+    if unknown:
+        parser.error(f"unknown backend(s): {', '.join(unknown)}")
+    os.makedirs(args.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="io-patterns-", dir=args.work)
+    state_dir = os.path.join(work, "services")
+    # Workers open their stores in try-it mode from this state directory.
+    os.environ["SWIFTCLOUD_STATE_DIR"] = state_dir
+    os.environ["SWIFTCLOUD_STORE"] = os.path.join(work, "local-store")
+    try:
+        make_sources(work, sizes, args.tasks)
+        results: dict[str, dict[str, dict[int, float]]] = {}
+        with services_for(backends, state_dir):
+            for backend in [REFERENCE, *backends]:
+                print(f"measuring {backend} ...", flush=True)
+                results[backend] = measure(backend, sizes, args.tasks, args.repeat, work)
+        print_table(results, sizes)
+        with open(os.path.join(args.out, "io_patterns.json"), "w") as handle:
+            json.dump({"tasks": args.tasks, "sizes_mb": sizes, "mb_per_s": results}, handle, indent=2)
+        for path in plot(results, sizes, args.tasks, args.out):
+            print(f"wrote {path}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

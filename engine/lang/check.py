@@ -1,0 +1,599 @@
+"""The checker: names, scopes, static types and single assignment.
+
+Runs over all parsed modules at once. Phase 1 collects type definitions and
+function signatures (so both may be used before their definition); phase 2
+checks top-level code in the global scope, then every function body. It
+annotates the AST for the runtime: `Name.decl`, `Expr.type`, `Call.target`,
+`Block.scope_vars` (the variables a block creates), `Stmt.writes` (the array
+and struct variables a statement may write, for write reference counting),
+and the loop/declaration symbols. Errors are collected and raised together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+from engine.errors import CompileError, CompileErrors
+from engine.lang import ast
+from engine.lang.check_expr import ExprChecker
+from engine.lang.scopes import AssignmentSites, BranchPath, Scope, new_branch_group
+from engine.lang.symbols import FuncSym, LibraryFunction, ParamSpec, VarSym
+from engine.lang.types import (
+    BOOLEAN, FILE, INT, KEY_TYPES, PRIMITIVES, SCALARS, STRING, VOID, ArrayType, StructType,
+    SubType, Type, base_of, is_assignable, parse_signature, parse_type_text,
+)
+
+UNSUPPORTED_MODULES = {"json", "unix", "location", "blob", "mpi", "R", "julia", "jvm"}
+
+
+@dataclass
+class CheckedProgram:
+    """The checked program: top-level code, its global variables, and functions."""
+
+    statements: list[ast.Stmt]
+    global_vars: list[VarSym]
+    functions: dict[str, FuncSym]
+    main: Optional[FuncSym]
+    warnings: list[CompileError] = field(default_factory=list)
+
+
+_library_cache: dict[int, tuple[dict[str, FuncSym], dict[str, VarSym]]] = {}
+
+
+def library_symbols(library: Mapping[str, LibraryFunction],
+                    constants: Mapping[str, tuple[str, Any, str]]) -> tuple[dict[str, FuncSym], dict[str, VarSym]]:
+    """Parse the library's signature strings once per process."""
+    key = id(library)
+    if key not in _library_cache:
+        funcs = {name: FuncSym(name, "library", overloads=tuple(parse_signature(s) for s in f.overloads),
+                               module=f.module) for name, f in library.items()}
+        consts = {name: VarSym(name, parse_type_text(t), "const", value=v)
+                  for name, (t, v, _module) in constants.items()}
+        _library_cache[key] = (funcs, consts)
+    return _library_cache[key]
+
+
+class Checker(ExprChecker):
+    """Checks one program; use `check_program`."""
+
+    def __init__(self, library: Mapping[str, LibraryFunction],
+                 constants: Mapping[str, tuple[str, Any, str]]) -> None:
+        self.library = library
+        self.library_syms, self.constants = library_symbols(library, constants)
+        self.errors: list[CompileError] = []
+        self.warnings: list[CompileError] = []
+        self.types: dict[str, Type] = {}
+        self.funcs: dict[str, FuncSym] = {}
+        self.global_scope = Scope(None, "global")
+        self.scope = self.global_scope
+        self.sites = AssignmentSites()
+        self.path: BranchPath = ()
+        self.all_syms: list[VarSym] = []
+        self.elem_depth: dict[int, int] = {}
+        self.write_sets: list[set[VarSym]] = [set()]
+        self.in_function: Optional[FuncSym] = None
+
+    # ------------------------------------------------------------ reporting
+
+    def error(self, node: ast.Node, message: str) -> None:
+        self.errors.append(CompileError(node.file, node.line, node.col, message))
+
+    def warn(self, node: ast.Node, message: str) -> None:
+        self.warnings.append(CompileError(node.file, node.line, node.col, message, warning=True))
+
+    def note_read(self, sym: VarSym, node: ast.Node) -> None:
+        sym.reads += 1
+
+    def record_write(self, sym: VarSym) -> None:
+        sym.writes += 1
+        if sym.is_container:
+            self.write_sets[-1].add(sym)
+
+    # ------------------------------------------------------------ driver
+
+    def check_program(self, items: list[ast.Item]) -> CheckedProgram:
+        self._collect_types(items)
+        self._collect_functions(items)
+        statements = [i for i in items if isinstance(i, ast.Stmt)]
+        for s in statements:
+            self.stmt(s)
+        for func in self.funcs.values():
+            self._check_function(func)
+        self._check_never_assigned()
+        if self.errors:
+            self.errors.sort(key=lambda e: (e.file, e.line, e.col))
+            raise CompileErrors(self.errors)
+        return CheckedProgram(statements, list(self.global_scope.declared), self.funcs,
+                              self.funcs.get("main"), self.warnings)
+
+    def _check_never_assigned(self) -> None:
+        for sym in self.all_syms:
+            if sym.kind in ("local", "global") and sym.reads and not sym.writes and not sym.is_container:
+                self.error(sym.node, f"variable '{sym.name}' is read but never assigned")
+        for func in self.funcs.values():
+            if func.kind != "composite":
+                continue
+            for sym in func.output_syms:
+                if not sym.writes:
+                    self.error(sym.node, f"output '{sym.name}' of function '{func.name}' is never assigned")
+
+    # ------------------------------------------------------------ types
+
+    def resolve_type(self, ref: ast.TypeRef) -> Optional[Type]:
+        base: Optional[Type] = PRIMITIVES.get(ref.name) or self.types.get(ref.name)
+        if base is None:
+            self.error(ref, f"unknown type '{ref.name}'")
+            return None
+        for key in reversed(ref.dims):
+            key_type: Optional[Type] = INT if key is None else (PRIMITIVES.get(key) or self.types.get(key))
+            if key_type is None or base_of(key_type) not in KEY_TYPES:
+                self.error(ref, f"array keys must be int, float, string or boolean, not '{key}'")
+                return None
+            base = ArrayType(elem=base, key=base_of(key_type))
+        return base
+
+    def _collect_types(self, items: list[ast.Item]) -> None:
+        defs = [i for i in items if isinstance(i, (ast.StructDef, ast.TypeDef))]
+        for d in defs:
+            if d.name in self.types or d.name in PRIMITIVES:
+                self.error(d, f"type '{d.name}' is already defined")
+            elif isinstance(d, ast.StructDef):
+                self.types[d.name] = StructType(d.name)
+        pending = [d for d in defs if isinstance(d, ast.TypeDef)]
+        for _ in range(len(pending) + 1):
+            unresolved = []
+            for d in pending:
+                if d.base.name not in PRIMITIVES and d.base.name not in self.types:
+                    unresolved.append(d)
+                    continue
+                base = self.resolve_type(d.base)
+                if base is not None:
+                    self.types[d.name] = SubType(d.name, base) if d.distinct else base
+            if len(unresolved) == len(pending):
+                break
+            pending = unresolved
+        for d in pending:
+            self.error(d.base, f"unknown type '{d.base.name}'")
+        for d in defs:
+            if isinstance(d, ast.StructDef):
+                struct = self.types[d.name]
+                assert isinstance(struct, StructType)
+                for f in d.fields:
+                    if f.name in struct.fields:
+                        self.error(f, f"duplicate field '{f.name}' in struct {d.name}")
+                    t = self.resolve_type(f.type)
+                    if t is not None:
+                        struct.fields[f.name] = t
+
+    # ------------------------------------------------------------ functions
+
+    def _collect_functions(self, items: list[ast.Item]) -> None:
+        for item in items:
+            if not isinstance(item, (ast.FuncDef, ast.AppDef)):
+                continue
+            if item.name in self.funcs:
+                self.error(item, f"function '{item.name}' is already defined")
+                continue
+            kind = "app" if isinstance(item, ast.AppDef) else "composite"
+            func = FuncSym(item.name, kind, node=item)
+            func.inputs = self._params(item.inputs, inputs=True)
+            func.outputs = self._params(item.outputs, inputs=False)
+            if kind == "app":
+                for p, spec in zip(item.outputs, func.outputs):
+                    if base_of(spec.type) not in (FILE, VOID):
+                        self.error(p, f"app output '{p.name}' must be a file or void, not {spec.type}")
+            self.funcs[item.name] = func
+
+    def _params(self, params: list[ast.Param], inputs: bool) -> list[ParamSpec]:
+        specs: list[ParamSpec] = []
+        seen_optional = False
+        for p in params:
+            t = self.resolve_type(p.type)
+            default = p.default
+            if default is not None:
+                if not inputs:
+                    self.error(p, "output parameters cannot have default values")
+                default = self.expr(default, t)
+                if t is not None:
+                    default = self.coerce(default, t, f"default of '{p.name}'")
+                if not isinstance(default, (ast.IntLit, ast.FloatLit, ast.StringLit, ast.BoolLit)):
+                    self.error(default, f"default of '{p.name}' must be a literal")
+                seen_optional = True
+            elif seen_optional and inputs:
+                self.error(p, f"required parameter '{p.name}' follows an optional one")
+            specs.append(ParamSpec(p.name, t if t is not None else VOID, default))
+        return specs
+
+    def _check_function(self, func: FuncSym) -> None:
+        node = func.node
+        self.in_function = func
+        self.scope = Scope(self.global_scope, "function")
+        names: set[str] = set()
+        for params, specs, kind, target in ((node.inputs, func.inputs, "input", func.input_syms),
+                                            (node.outputs, func.outputs, "output", func.output_syms)):
+            for p, spec in zip(params, specs):
+                if p.name in names:
+                    self.error(p, f"duplicate parameter '{p.name}'")
+                names.add(p.name)
+                sym = self.declare(p.name, spec.type, p, kind)
+                target.append(sym)
+        if isinstance(node, ast.AppDef):
+            self._check_app(node, func)
+        else:
+            self.write_sets.append(set())
+            self.block(node.body)
+            self.write_sets.pop()
+        self.scope = self.global_scope
+        self.in_function = None
+
+    def _check_app(self, node: ast.AppDef, func: FuncSym) -> None:
+        cmd = node.command
+        if not cmd.words:
+            self.error(cmd, "app body needs a command")
+        cmd.words = [self._app_word(w) for w in cmd.words]
+        if cmd.words and cmd.words[0].type is not None and base_of(cmd.words[0].type) != STRING:
+            self.error(cmd.words[0], "the first word of an app command must be a string naming the program")
+        for attr in ("stdin", "stdout", "stderr"):
+            target = getattr(cmd, attr)
+            if target is not None:
+                target = self.expr(target)
+                setattr(cmd, attr, target)
+                if target.type is not None and base_of(target.type) != FILE:
+                    self.error(target, f"@{attr} needs a file, not {target.type}")
+        for sym in func.output_syms:
+            sym.writes += 1
+
+    def _app_word(self, w: ast.Expr) -> ast.Expr:
+        w = self.expr(w)
+        t = w.type
+        while t is not None and isinstance(base_of(t), ArrayType):
+            t = base_of(t).elem
+        if t is not None and base_of(t) not in SCALARS | {FILE}:
+            self.error(w, f"cannot pass a value of type {w.type} on a command line")
+        return w
+
+    # ------------------------------------------------------------ declarations
+
+    def declare(self, name: str, t: Optional[Type], node: ast.Node, kind: Optional[str] = None,
+                mapped: bool = False) -> VarSym:
+        existing = self.scope.vars.get(name)
+        if existing is not None:
+            self.error(node, f"'{name}' is already declared in this scope"
+                             f" (line {existing.node.line})" if existing.node else f"'{name}' is already declared")
+        elif self.scope.kind != "global":
+            outer = self.scope.lookup_local(name)
+            if outer is not None:
+                self.error(node, f"declaration of '{name}' shadows the variable declared at line"
+                                 f" {outer.node.line if outer.node else '?'}")
+            elif name in self.global_scope.vars:
+                self.warn(node, f"local variable '{name}' hides a global variable")
+        if kind is None:
+            kind = "global" if self.scope is self.global_scope else "local"
+        sym = VarSym(name, t if t is not None else VOID, kind, node, mapped)
+        sym.loop_depth = self.scope.loop_depth  # type: ignore[attr-defined]
+        self.scope.vars[name] = sym
+        self.scope.declared.append(sym)
+        self.all_syms.append(sym)
+        return sym
+
+    # ------------------------------------------------------------ statements
+
+    def stmt(self, s: ast.Stmt) -> None:
+        self.write_sets.append(set())
+        getattr(self, "stmt_" + type(s).__name__)(s)
+        writes = self.write_sets.pop()
+        s.writes = frozenset(writes)  # type: ignore[attr-defined]
+        self.write_sets[-1] |= writes
+
+    def block(self, b: ast.Block, scope: Optional[Scope] = None) -> None:
+        self.scope = scope or Scope(self.scope, "block", self.scope.loop_depth)
+        for s in b.stmts:
+            self.stmt(s)
+        b.scope_vars = list(self.scope.declared)  # type: ignore[attr-defined]
+        self.write_sets[-1] -= set(self.scope.declared)
+        self.scope = self.scope.parent  # type: ignore[assignment]
+
+    def stmt_Block(self, s: ast.Block) -> None:
+        self.block(s)
+
+    def stmt_DeclStmt(self, s: ast.DeclStmt) -> None:
+        if s.is_global_const and self.scope is not self.global_scope:
+            self.error(s, "'global const' declarations belong at the top level")
+        for d in s.decls:
+            t = self.resolve_type(d.type)
+            if d.mapping is not None:
+                d.mapping = self.expr(d.mapping)
+                if d.mapping.type is not None and base_of(d.mapping.type) != STRING:
+                    self.error(d.mapping, f"a file mapping must be a string, not {d.mapping.type}")
+                if t is not None and base_of(t) != FILE:
+                    self.error(d, f"only files can be mapped, not {t}")
+            if d.init is not None:
+                d.init = self.expr(d.init, t)
+                if t is not None:
+                    d.init = self.coerce(d.init, t, f"declaration of '{d.name}'")
+            sym = self.declare(d.name, t, d, mapped=d.mapping is not None)
+            d.sym = sym  # type: ignore[attr-defined]
+            if d.init is not None:
+                self._note_whole_assignment(sym, d)
+
+    def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:
+        if not isinstance(s.expr, ast.Call):
+            self.error(s, "an expression on its own must be a function call")
+            self.expr(s.expr)
+            return
+        self.call(s.expr)
+
+    def stmt_Assign(self, s: ast.Assign) -> None:
+        if len(s.targets) > 1 and len(s.values) == 1:
+            value = s.values[0]
+            if not isinstance(value, ast.Call):
+                self.error(value, f"{len(s.targets)} targets but one value")
+                return
+            outs = self.call(value)
+            if outs is None:
+                return
+            if len(outs) != len(s.targets):
+                self.error(value, f"function '{value.func}' has {len(outs)} outputs but"
+                                  f" {len(s.targets)} targets are assigned")
+                return
+            s.multi_output = True  # type: ignore[attr-defined]
+            for target, t in zip(s.targets, outs):
+                self.assign_target(target, None, t)
+            return
+        s.multi_output = False  # type: ignore[attr-defined]
+        if len(s.targets) != len(s.values):
+            self.error(s, f"{len(s.targets)} targets but {len(s.values)} values")
+            return
+        s.values = [self.assign_target(t, v, None) for t, v in zip(s.targets, s.values)]
+
+    def assign_target(self, target: ast.Expr, value: Optional[ast.Expr],
+                      value_type: Optional[Type]) -> Optional[ast.Expr]:
+        """Check one `target = value` (value may be an output of a call, given by type)."""
+        root, depth = target, 0
+        while isinstance(root, (ast.Index, ast.Field)):
+            root, depth = root.base, depth + 1
+        if not isinstance(root, ast.Name):
+            self.error(target, "cannot assign to this expression")
+            return value
+        sym = self.scope.lookup(root.id)
+        if sym is None:
+            if root.id in self.constants:
+                self.error(root, f"cannot assign the constant '{root.id}'")
+                return value
+            value, vtype = self._value(value, value_type, None, target)
+            if vtype is None:
+                return value
+            sym = self._implicit_declaration(target, root, vtype)
+            if sym is None:
+                return value
+        self._check_assignable_sym(sym, root, whole=depth == 0)
+        root.decl, root.type = sym, sym.type
+        if depth == 0:
+            value, _ = self._value(value, value_type, sym.type, target)
+            self._note_whole_assignment(sym, target)
+            return value
+        self._check_target_path(target)
+        if target.type is not None:
+            value, _ = self._value(value, value_type, target.type, target)
+        self.record_write(sym)
+        if isinstance(target, ast.Field) and depth == 1:
+            if not self.sites.add_scalar((id(sym), target.name), self.path) and not self._in_loop_of(sym):
+                self.error(target, f"field '{target.name}' of '{sym.name}' is assigned twice")
+        if not self.sites.add_container(sym, whole=False):
+            self.error(target, f"'{sym.name}' is assigned both as a whole and by element")
+        if isinstance(target, ast.Index):
+            prev = self.elem_depth.setdefault(id(sym), depth)
+            if prev != depth:
+                self.error(target, f"array '{sym.name}' is written at two different index depths")
+        return value
+
+    def _value(self, value: Optional[ast.Expr], value_type: Optional[Type],
+               target_type: Optional[Type], target: ast.Expr) -> tuple[Optional[ast.Expr], Optional[Type]]:
+        """Check the value assigned to `target` (an expression, or a call output's type)."""
+        if value is None:
+            if target_type is not None and value_type is not None and not is_assignable(target_type, value_type):
+                self.error(target, f"type mismatch: cannot assign {value_type} to {target_type}")
+            return None, value_type
+        value = self.expr(value, target_type)
+        if target_type is not None:
+            value = self.coerce(value, target_type, "assignment")
+        return value, value.type
+
+    def _implicit_declaration(self, target: ast.Expr, root: ast.Name, vtype: Type) -> Optional[VarSym]:
+        t: Type = vtype
+        keys: list[Type] = []
+        node = target
+        while isinstance(node, ast.Index):
+            node.key = self.expr(node.key)
+            if node.key.type is None:
+                return None
+            keys.append(base_of(node.key.type))
+            node = node.base
+        if isinstance(node, ast.Field):
+            self.error(root, f"undefined variable '{root.id}'")
+            return None
+        for key in keys:
+            if key not in KEY_TYPES:
+                self.error(target, f"array keys must be int, float, string or boolean, not {key}")
+                return None
+            t = ArrayType(elem=t, key=key)
+        if base_of(t) == VOID and not keys:
+            self.error(target, f"cannot declare '{root.id}' from a value without a type")
+        return self.declare(root.id, t, root)
+
+    def _check_assignable_sym(self, sym: VarSym, node: ast.Name, whole: bool) -> None:
+        if sym.kind == "input":
+            self.error(node, f"cannot assign input parameter '{sym.name}'")
+        elif sym.kind == "loop":
+            self.error(node, f"cannot assign loop variable '{sym.name}'")
+        elif sym.kind == "const":
+            self.error(node, f"cannot assign the constant '{sym.name}'")
+        elif sym.kind == "global" and self.in_function is not None:
+            self.error(node, f"cannot assign global variable '{sym.name}' inside a function")
+        elif whole and self._in_loop_of(sym):
+            self.error(node, f"'{sym.name}' is declared outside this loop: assigning it in the loop"
+                             " body would assign it once per iteration")
+
+    def _in_loop_of(self, sym: VarSym) -> bool:
+        return self.scope.loop_depth > getattr(sym, "loop_depth", 0)
+
+    def _note_whole_assignment(self, sym: VarSym, node: ast.Node) -> None:
+        self.record_write(sym)
+        if not self.sites.add_scalar(id(sym), self.path) and not self._in_loop_of(sym):
+            self.error(node, f"'{sym.name}' is assigned more than once")
+        if sym.is_container and not self.sites.add_container(sym, whole=True):
+            self.error(node, f"'{sym.name}' is assigned both as a whole and by element")
+
+    def _check_target_path(self, target: ast.Expr) -> None:
+        """Type the index/field chain of an assignment target (the root is resolved)."""
+        if isinstance(target, ast.Index):
+            self._check_target_path(target.base)
+            base_t = base_of(target.base.type) if target.base.type is not None else None
+            if base_t is None:
+                return
+            if not isinstance(base_t, ArrayType):
+                self.error(target.base, f"cannot index a value of type {target.base.type}")
+                return
+            target.key = self.coerce(self.expr(target.key, base_t.key), base_t.key, "array key")
+            target.type = base_t.elem
+        elif isinstance(target, ast.Field):
+            self._check_target_path(target.base)
+            base_t = base_of(target.base.type) if target.base.type is not None else None
+            if base_t is None:
+                return
+            if not isinstance(base_t, StructType):
+                self.error(target, f"value of type {target.base.type} has no fields")
+            elif target.name not in base_t.fields:
+                self.error(target, f"struct {base_t.name} has no field '{target.name}'")
+            else:
+                target.type = base_t.fields[target.name]
+
+    # ------------------------------------------------------------ control flow
+
+    def _condition(self, e: ast.Expr) -> ast.Expr:
+        e = self.expr(e)
+        if e.type is not None and base_of(e.type) not in (BOOLEAN, INT):
+            self.error(e, f"condition must be boolean or int, not {e.type}")
+        return e
+
+    def stmt_If(self, s: ast.If) -> None:
+        s.cond = self._condition(s.cond)
+        group, saved = new_branch_group(), self.path
+        self.path = saved + ((group, 0),)
+        self.block(s.then)
+        if s.orelse is not None:
+            self.path = saved + ((group, 1),)
+            self.block(s.orelse)
+        self.path = saved
+
+    def stmt_Switch(self, s: ast.Switch) -> None:
+        s.expr = self.expr(s.expr)
+        if s.expr.type is not None and base_of(s.expr.type) != INT:
+            self.error(s.expr, f"switch needs an int, not {s.expr.type}")
+        group, saved, seen = new_branch_group(), self.path, set()
+        for i, case in enumerate(s.cases):
+            if case.value in seen:
+                self.error(case, f"duplicate case label {case.value}")
+            seen.add(case.value)
+            self.path = saved + ((group, i),)
+            self.block(case.body)
+        if s.default is not None:
+            self.path = saved + ((group, len(s.cases)),)
+            self.block(s.default)
+        self.path = saved
+
+    def _loop_scope(self) -> Scope:
+        return Scope(self.scope, "loop", self.scope.loop_depth + 1)
+
+    def stmt_Foreach(self, s: ast.Foreach) -> None:
+        s.iterable = self.expr(s.iterable)
+        t = base_of(s.iterable.type) if s.iterable.type is not None else None
+        if t is not None and not isinstance(t, ArrayType):
+            self.error(s.iterable, f"foreach needs an array or a range, not {s.iterable.type}")
+            t = None
+        self.scope = self._loop_scope()
+        pos = ast.Node(file=s.file, line=s.var_pos[0] or s.line, col=s.var_pos[1] or s.col)
+        s.var_sym = self.declare(s.var, t.elem if t else None, pos, "loop")  # type: ignore[attr-defined]
+        s.var_sym.writes += 1  # type: ignore[attr-defined]
+        s.key_sym = None  # type: ignore[attr-defined]
+        if s.key is not None:
+            kpos = ast.Node(file=s.file, line=s.key_pos[0] or s.line, col=s.key_pos[1] or s.col)
+            s.key_sym = self.declare(s.key, t.key if t else None, kpos, "loop")  # type: ignore[attr-defined]
+            s.key_sym.writes += 1  # type: ignore[attr-defined]
+        self.block(s.body)
+        self.scope = self.scope.parent  # type: ignore[assignment]
+
+    def stmt_For(self, s: ast.For) -> None:
+        values = []
+        for init in s.init:
+            values.append(self.expr(init.value))
+        loop_scope = self._loop_scope()
+        outer_scope, self.scope = self.scope, loop_scope
+        s.loop_syms = []  # type: ignore[attr-defined]
+        for init, value in zip(s.init, values):
+            init.outer = None  # type: ignore[attr-defined]
+            if init.type is not None:
+                t = self.resolve_type(init.type)
+            else:
+                outer = outer_scope.lookup(init.name)
+                if outer is None:
+                    self.error(init, f"undefined variable '{init.name}' (declare it, or give its type here)")
+                    t = None
+                else:
+                    t = outer.type
+                    init.outer = outer  # type: ignore[attr-defined]
+                    saved, self.scope = self.scope, outer_scope
+                    self._check_assignable_sym(outer, ast.Name(id=init.name, file=init.file, line=init.line, col=init.col), True)
+                    self._note_whole_assignment(outer, init)
+                    self.scope = saved
+            if init.name in loop_scope.vars:
+                self.error(init, f"for-loop variable '{init.name}' is initialised twice")
+                continue
+            if init.outer is not None:  # type: ignore[attr-defined]
+                sym = VarSym(init.name, t if t is not None else VOID, "loop", init)
+                sym.loop_depth = loop_scope.loop_depth  # type: ignore[attr-defined]
+                loop_scope.vars[init.name] = sym
+                loop_scope.declared.append(sym)
+            else:
+                sym = self.declare(init.name, t, init, "loop")
+            sym.writes += 1
+            init.sym = sym  # type: ignore[attr-defined]
+            init.value = self.coerce(value, sym.type, f"initial value of '{init.name}'") if t else value
+            s.loop_syms.append(sym)  # type: ignore[attr-defined]
+        s.cond = self._condition(s.cond)
+        body_scope = Scope(loop_scope, "block", loop_scope.loop_depth)
+        self.block(s.body, body_scope)
+        # UPDATE sees the body's variables: re-enter the body scope to check it.
+        self.scope = body_scope
+        updated: set[str] = set()
+        for up in s.update:
+            sym = loop_scope.vars.get(up.name)
+            if sym is None:
+                self.error(up, f"'{up.name}' is not a variable of this for loop")
+                self.expr(up.value)
+                continue
+            if up.name in updated:
+                self.error(up, f"for-loop variable '{up.name}' is updated twice")
+            updated.add(up.name)
+            up.sym = sym  # type: ignore[attr-defined]
+            up.value = self.coerce(self.expr(up.value, sym.type), sym.type, f"update of '{up.name}'")
+        for init in s.init:
+            if init.name not in updated:
+                self.error(init, f"for-loop variable '{init.name}' has no update")
+        self.scope = outer_scope
+
+    def stmt_Wait(self, s: ast.Wait) -> None:
+        s.exprs = [self.expr(e) for e in s.exprs]
+        self.block(s.body)
+
+    def stmt_Chain(self, s: ast.Chain) -> None:
+        for link in s.links:
+            self.stmt(link)
+
+
+def check_program(items: list[ast.Item], library: Mapping[str, LibraryFunction],
+                  constants: Mapping[str, tuple[str, Any, str]]) -> CheckedProgram:
+    """Check a whole program (all modules' items, imports already resolved)."""
+    return Checker(library, constants).check_program(items)
+

@@ -1,0 +1,86 @@
+"""Symbols the checker resolves names to: variables and callable functions.
+
+A `VarSym` is one declared variable (its identity is the variable: the runtime
+keys its environments by it). A `FuncSym` is anything callable: a composite
+function, an app function, or a library function with typed overloads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Protocol, Sequence
+
+from engine.lang import ast
+from engine.lang.types import ArrayType, Signature, StructType, Type, base_of
+
+
+@dataclass(eq=False)
+class VarSym:
+    """A declared variable.
+
+    `kind` is one of `global`, `local`, `input`, `output`, `loop` (foreach
+    value/key or for-loop variable), `const` (library constant).
+    """
+
+    name: str
+    type: Type
+    kind: str
+    node: Optional[ast.Node] = None
+    mapped: bool = False
+    value: Any = None  # library constants only
+    reads: int = 0
+    writes: int = 0
+
+    @property
+    def is_container(self) -> bool:
+        """Arrays and structs close by write reference counting, not by assignment."""
+        return isinstance(base_of(self.type), (ArrayType, StructType))
+
+    def __repr__(self) -> str:
+        return f"VarSym({self.name}: {self.type})"
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A parameter of a user function: name, type, optional literal default."""
+
+    name: str
+    type: Type
+    default: Optional[ast.Expr] = None
+
+
+@dataclass(eq=False)
+class FuncSym:
+    """A callable: `kind` is `composite`, `app` or `library`.
+
+    User functions carry their definition node and parameter lists; library
+    functions carry their overloads and, once a call is resolved, the chosen
+    `Signature` is stored on the call node (`Call.target` is a `ResolvedCall`).
+    """
+
+    name: str
+    kind: str
+    inputs: list[ParamSpec] = field(default_factory=list)
+    outputs: list[ParamSpec] = field(default_factory=list)
+    node: Optional[ast.Node] = None
+    overloads: tuple[Signature, ...] = ()
+    module: Optional[str] = None
+    input_syms: list[VarSym] = field(default_factory=list)
+    output_syms: list[VarSym] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ResolvedCall:
+    """What a call node resolved to: the function and, for library calls, the overload."""
+
+    func: FuncSym
+    signature: Optional[Signature] = None
+    output_types: tuple[Type, ...] = ()
+
+
+class LibraryFunction(Protocol):
+    """What the checker needs to know of a library function (see runtime builtins)."""
+
+    name: str
+    overloads: Sequence[str]
+    module: Optional[str]

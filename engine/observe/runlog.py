@@ -1,0 +1,92 @@
+"""The run directory and its JSON-lines event log.
+
+Every run gets `runs/NNN/` (or the directory given with `--run-dir`) holding
+`events.jsonl`: one record per line — the run's start and end, and for every
+task its submission, start and end with task id, kind, label, command line,
+worker, node, times (epoch seconds) and exit status. Reports, resume and the
+benchmarks read this file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Optional, TextIO
+
+from engine.scheduler.task import Completion, Task
+
+
+def next_run_dir(base: str = "runs") -> str:
+    """Create and return `base/NNN`, the next free number (safe if runs race)."""
+    os.makedirs(base, exist_ok=True)
+    numbers = [int(n) for n in os.listdir(base) if n.isdigit()]
+    n = max(numbers, default=0) + 1
+    while True:
+        path = os.path.join(base, f"{n:03d}")
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            n += 1
+
+
+class RunLog:
+    """Appends events of one run to `DIR/events.jsonl`."""
+
+    def __init__(self, directory: str) -> None:
+        os.makedirs(directory, exist_ok=True)
+        self.directory = directory
+        self.path = os.path.join(directory, "events.jsonl")
+        self._file: Optional[TextIO] = open(self.path, "a", encoding="utf-8")
+        self._tasks: dict[int, Task] = {}
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self._file is not None:
+            self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    def run_started(self, script: str, args: list[str], workers: int) -> None:
+        self._write({"event": "run_start", "script": script, "args": args, "workers": workers,
+                     "time": time.time()})
+
+    def task_submitted(self, task: Task) -> None:
+        self._tasks[task.id] = task
+        self._write({"event": "submit", "task": task.id, "kind": task.kind, "label": task.label,
+                     "time": time.time()})
+
+    def task_finished(self, c: Completion) -> None:
+        task = self._tasks.pop(c.task_id, None)
+        common = {"task": c.task_id, "kind": task.kind if task else "", "label": task.label if task else "",
+                  "worker": c.worker, "node": c.node}
+        self._write({"event": "start", **common, "command": _command(task), "time": c.start})
+        end = {"event": "end", **common, "time": c.end, "status": "ok" if c.ok else "failed",
+               "attempts": c.attempts}
+        if not c.ok:
+            end["error"] = c.error.splitlines()[0] if c.error else ""
+        end.update(c.extra)
+        self._write(end)
+
+    def run_finished(self, exit_status: int, elapsed: float) -> None:
+        self._write({"event": "run_end", "exit_status": exit_status, "elapsed": elapsed,
+                     "time": time.time()})
+        self.close()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _command(task: Optional[Task]) -> list[str] | str:
+    if task is None:
+        return ""
+    argv = getattr(task.payload, "argv", None)
+    if argv is not None:
+        return list(argv)
+    return task.label
+
+
+def read_events(directory: str) -> list[dict[str, Any]]:
+    """All events of a run directory, in order."""
+    with open(os.path.join(directory, "events.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

@@ -1,0 +1,181 @@
+"""Run one app command line (spec §5.3) on a worker: argv list, redirections, errors.
+
+The program runs directly (never through a shell) in its own session, so that
+a terminate handler can kill its whole process group. `@stdout`/`@stderr`
+targets are written under a temporary name beside the target and renamed into
+place only on success. Un-redirected stderr is both forwarded to our stderr
+and kept (last lines) for the error message.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import shlex
+import signal
+import subprocess
+import sys
+from collections import deque
+from contextlib import ExitStack, suppress
+from typing import IO, TYPE_CHECKING, Any
+
+from engine.runtime.builtins.atomic import commit, discard, temp_beside
+from engine.scheduler.task import LeafError
+
+if TYPE_CHECKING:
+    from engine.runtime.leaf import AppSpec
+
+STDERR_TAIL_LINES = 20
+_MAX_TAIL_LINE = 1000  # characters kept per stderr line in error messages
+_running: set[subprocess.Popen[bytes]] = set()
+_handler_installed = False
+
+
+def run_app(spec: AppSpec) -> None:
+    """Run the app; return on exit 0, else raise LeafError describing the failure."""
+    targets = {
+        stream: _resolve(spec, target)
+        for stream, target in (("stdout", spec.stdout), ("stderr", spec.stderr))
+        if target is not None
+    }
+    temps: dict[str, str] = {}
+    try:
+        try:
+            for stream, target in targets.items():
+                temps[stream] = temp_beside(target)
+            returncode, tail = _execute(spec, temps)
+        except OSError as e:
+            raise _failure(spec, f"<Could not start: {_os_reason(e)}>", []) from None
+        if returncode != 0:
+            raise _failure(spec, _exit_reason(returncode), tail)
+        try:
+            for stream, temp in temps.items():
+                commit(temp, targets[stream])
+        except OSError as e:
+            raise _failure(spec, f"<Could not save output: {_os_reason(e)}>", []) from None
+    except BaseException:
+        for temp in temps.values():
+            discard(temp)
+        for output in spec.outputs:
+            _remove_quietly(_resolve(spec, output))
+        raise
+
+
+def _execute(spec: AppSpec, temps: dict[str, str]) -> tuple[int, list[str]]:
+    """Start the child, pump its stderr if not redirected, wait; (exit status, stderr tail)."""
+    with ExitStack() as opened:
+        stdin = opened.enter_context(open(_resolve(spec, spec.stdin), "rb")) if spec.stdin else None
+        stdout = opened.enter_context(open(temps["stdout"], "wb")) if "stdout" in temps else None
+        stderr = opened.enter_context(open(temps["stderr"], "wb")) if "stderr" in temps else None
+        sys.stdout.flush()  # our buffered output must come before the child's
+        child = subprocess.Popen(
+            list(spec.argv),
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr if stderr is not None else subprocess.PIPE,
+            cwd=spec.cwd,
+            env=dict(spec.env) if spec.env is not None else None,
+            start_new_session=True,
+        )
+    _running.add(child)
+    try:
+        tail = _pump_stderr(child.stderr) if child.stderr is not None else []
+        return child.wait(), tail
+    except BaseException:
+        _kill_group(child)
+        raise
+    finally:
+        _running.discard(child)
+
+
+def _pump_stderr(pipe: IO[bytes]) -> list[str]:
+    """Forward the child's stderr to ours as it comes; return its last lines."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+    partial = ""
+    with pipe:
+        while chunk := pipe.read1(65536):  # type: ignore[attr-defined]
+            text = decoder.decode(chunk)
+            sys.stderr.write(text)
+            sys.stderr.flush()
+            lines = (partial + text).split("\n")
+            partial = lines.pop()
+            tail.extend(line[:_MAX_TAIL_LINE] for line in lines)
+    partial += decoder.decode(b"", final=True)
+    if partial:
+        tail.append(partial[:_MAX_TAIL_LINE])
+    return list(tail)
+
+
+def _resolve(spec: AppSpec, path: str) -> str:
+    """Relative paths in a spec are relative to its `cwd` (the child's view)."""
+    return os.path.join(spec.cwd, path) if spec.cwd else path
+
+
+def _os_reason(e: OSError) -> str:
+    where = f": {e.filename}" if e.filename else ""
+    return f"{e.strerror or e}{where}"
+
+
+def _exit_reason(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"<Child killed by signal: {name}>"
+    return f"<Child exited with code: {returncode}>"
+
+
+def _failure(spec: AppSpec, reason: str, tail: list[str]) -> LeafError:
+    message = f"{reason}\ncommand: {shlex.join(spec.argv)}"
+    if tail:
+        message += "\nstderr (last lines):\n" + "\n".join(tail)
+    return LeafError(message, retriable=True)
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        if os.path.isfile(path) or os.path.islink(path):
+            os.remove(path)
+    except OSError:
+        pass  # best effort: the failure being reported matters more
+
+
+def _signal_group(child: subprocess.Popen[bytes]) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+
+
+def _kill_group(child: subprocess.Popen[bytes]) -> None:
+    _signal_group(child)
+    child.wait()
+
+
+def terminate_running_apps() -> None:
+    """Kill the process group of every app this process is running (without reaping:
+    this runs inside a signal handler, possibly while the main thread holds a wait)."""
+    for child in list(_running):
+        _signal_group(child)
+
+
+def install_terminate_handler() -> None:
+    """On SIGTERM, kill running apps, then die of SIGTERM as we would have.
+
+    Only installed from the main thread and only over the default handler, so
+    a host program's own handler is never replaced.
+    """
+    global _handler_installed
+    if _handler_installed or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+    try:
+        signal.signal(signal.SIGTERM, _on_terminate)
+    except ValueError:  # not the main thread
+        return
+    _handler_installed = True
+
+
+def _on_terminate(signum: int, frame: Any) -> None:
+    terminate_running_apps()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)

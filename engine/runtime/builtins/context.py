@@ -1,0 +1,58 @@
+"""What a builtin may ask of the runtime that calls it.
+
+`BuiltinContext` is the protocol the dataflow runtime implements; `SimpleContext`
+is a small concrete version used on worker processes and in tests.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol, TextIO
+
+
+class BuiltinContext(Protocol):
+    """The run-time services a builtin implementation uses."""
+
+    script_args: list[str]
+    script_path: str
+    rng: random.Random
+    environ: Mapping[str, str]
+
+    def write_stdout(self, text: str) -> None:
+        """Write whole line(s) of program output, `text` ending in a newline."""
+
+    def temp_path(self) -> str:
+        """Return a fresh unique path (not yet created) for an unmapped file."""
+
+
+def default_temp_dir(environ: Mapping[str, str]) -> str:
+    """Where unmapped files live: `$SWIFT_TMP`, else `$TMP`, else `/tmp` (spec §5.4)."""
+    return environ.get("SWIFT_TMP") or environ.get("TMP") or "/tmp"
+
+
+@dataclass
+class SimpleContext:
+    """A self-contained `BuiltinContext`: stdout goes to `stdout` (default `sys.stdout`)."""
+
+    script_args: list[str] = field(default_factory=list)
+    script_path: str = ""
+    rng: random.Random = field(default_factory=random.Random)
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    temp_dir: str | None = None
+    stdout: TextIO | None = None
+
+    def write_stdout(self, text: str) -> None:
+        """Write `text` in one call and flush, so that lines from workers stay whole."""
+        stream = self.stdout if self.stdout is not None else sys.stdout
+        stream.write(text)
+        stream.flush()
+
+    def temp_path(self) -> str:
+        """A unique `.turbine` path in `temp_dir` (or the spec's default directory)."""
+        directory = self.temp_dir or default_temp_dir(self.environ)
+        return os.path.join(directory, f"swiftcloud-{uuid.uuid4().hex}.turbine")

@@ -1,0 +1,270 @@
+"""Statements as dataflow: blocks, assignments, branches, waits and chains.
+
+Write reference counting (Turbine's rule that an array closes when nothing
+can write it any more): when a block starts, every statement in it receives
+one write reference on each container it may write (`Stmt.writes`, computed
+by the checker); a statement gives its references back once it can no longer
+write — an element assignment once the key is inserted, a branch once the
+chosen block has started (the block's statements hold their own references
+by then), a loop once its last iteration has started. Containers declared in
+a block are created holding one reference that the block drops after
+registering its statements, so an array nobody writes closes empty.
+
+Every statement also reports completion (`done`) exactly once; a block is done
+when all its statements are — loops use this to bound how many iterations are
+in flight, chains to sequence their links, the engine to detect deadlock.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from engine.errors import SwiftRuntimeError
+from engine.lang import ast
+from engine.lang.symbols import VarSym
+from engine.runtime.calls import CallRunner, _when_shallow_closed
+from engine.runtime.env import Env
+from engine.runtime.evaluate import ExprEvaluator
+from engine.runtime.futures import READY, ArrayFuture, Container, StructFuture, when_closed
+from engine.runtime.loops import ForeachRun, ForRun
+from engine.runtime.values import link, new_value, when_deep_closed
+
+Callback = Callable[[], None]
+
+
+def countdown(n: int, done: Callback) -> Callback:
+    """A callback that calls `done` on its n-th call (at once if n == 0)."""
+    if n <= 1:
+        if n == 0:
+            done()
+        return done
+    left = [n]
+
+    def one() -> None:
+        left[0] -= 1
+        if left[0] == 0:
+            done()
+    return one
+
+
+def truthy(value: Any) -> bool:
+    return bool(value)
+
+
+class Interpreter(ExprEvaluator, CallRunner):
+    """Runs statements; the engine supplies `submit`, `temp`, `ctx`, `globals_env`."""
+
+    globals_env: Env
+
+    # ------------------------------------------------------------ blocks
+
+    def run_block(self, block: ast.Block, parent: Optional[Env], on_done: Callback,
+                  preset: Optional[dict[VarSym, Any]] = None) -> Env:
+        bindings: dict[VarSym, Any] = preset if preset is not None else {}
+        declared = block.scope_vars  # type: ignore[attr-defined]
+        for sym in declared:
+            bindings[sym] = new_value(sym.type, sym.name, mapped=sym.mapped)
+        env = Env(parent, bindings)
+        self.start_statements(block.stmts, env, on_done)
+        for sym in declared:
+            value = bindings[sym]
+            if isinstance(value, Container):
+                value.decr()
+        return env
+
+    def start_statements(self, stmts: list[ast.Stmt], env: Env, on_done: Callback) -> None:
+        if not stmts:
+            on_done()
+            return
+        for s in stmts:
+            for sym in s.writes:  # type: ignore[attr-defined]
+                env.lookup(sym).incr()
+        one_done = countdown(len(stmts), on_done)
+        for s in stmts:
+            self.exec_stmt(s, env, one_done)
+
+    def exec_stmt(self, s: ast.Stmt, env: Env, done: Callback) -> None:
+        getattr(self, "exec_" + type(s).__name__)(s, env, done)
+
+    def release(self, writes: frozenset[VarSym], env: Env) -> None:
+        for sym in writes:
+            env.lookup(sym).decr()
+
+    def exec_Block(self, s: ast.Block, env: Env, done: Callback) -> None:
+        self.run_block(s, env, done)
+        self.release(s.writes, env)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------ assignment
+
+    def exec_DeclStmt(self, s: ast.DeclStmt, env: Env, done: Callback) -> None:
+        finish = countdown(len(s.decls), done)
+        for d in s.decls:
+            obj = env.lookup(d.sym)  # type: ignore[attr-defined]
+            if d.mapping is not None:
+                mapping = self.ev(d.mapping, env)
+                when_closed((mapping,), lambda obj=obj, mapping=mapping: obj.set_path(self.map_path(mapping.value)), d)
+            if d.init is not None:
+                self.assign_value(d.init, obj, d.sym.type, env, finish)  # type: ignore[attr-defined]
+            else:
+                finish()
+
+    def assign_value(self, value: ast.Expr, dest: Any, t: Any, env: Env, done: Callback) -> None:
+        if isinstance(value, ast.Call):
+            self.call(value, env, [dest], done)
+        else:
+            link(self.ev(value, env), dest, t, done, value)
+
+    def exec_Assign(self, s: ast.Assign, env: Env, done: Callback) -> None:
+        targets = s.targets
+        releases = self._root_releases(targets, env)
+        dests = [self._destination(t, env, r) for t, r in zip(targets, releases)]
+        if s.multi_output:  # type: ignore[attr-defined]
+            self.call(s.values[0], env, dests, done)
+            return
+        finish = countdown(len(targets), done)
+        for t, v, d in zip(targets, s.values, dests):
+            self.assign_value(v, d, t.type, env, finish)
+
+    def _root_releases(self, targets: list[ast.Expr], env: Env) -> list[Optional[Callback]]:
+        """For each element/field target, the callback that gives back the
+        statement's write reference on its root container (once per root)."""
+        roots: list[Optional[VarSym]] = []
+        for t in targets:
+            node = t
+            while isinstance(node, (ast.Index, ast.Field)):
+                node = node.base
+            roots.append(node.decl if node is not t else None)  # type: ignore[union-attr]
+        counts: dict[VarSym, int] = {}
+        for r in roots:
+            if r is not None:
+                counts[r] = counts.get(r, 0) + 1
+        shared = {sym: countdown(n, env.lookup(sym).decr) for sym, n in counts.items()}
+        return [shared[r] if r is not None else None for r in roots]
+
+    def _destination(self, target: ast.Expr, env: Env, written: Optional[Callback]) -> Any:
+        """The value a target stands for; element targets are inserted when their key closes."""
+        if isinstance(target, ast.Name):
+            return env.lookup(target.decl)
+        if isinstance(target, ast.Field):
+            struct = self._struct_target(target.base, env)
+            dest = struct.fields[target.name]
+            if isinstance(dest, Container):
+                dest.incr()
+            assert written is not None
+            written()
+            return dest
+        assert isinstance(target, ast.Index) and written is not None
+        dest = new_value(target.type, _target_name(target))
+        key = self.ev(target.key, env)
+
+        def insert(array: ArrayFuture) -> None:
+            def now() -> None:
+                array.insert(key.value, dest)
+                written()
+            if key.closed:
+                now()
+            else:
+                when_closed((key,), now, target)
+        self._container_target(target.base, env, insert)
+        return dest
+
+    def _struct_target(self, expr: ast.Expr, env: Env) -> StructFuture:
+        if isinstance(expr, ast.Name):
+            return env.lookup(expr.decl)
+        if isinstance(expr, ast.Field):
+            return self._struct_target(expr.base, env).fields[expr.name]
+        raise SwiftRuntimeError(f"{expr.file}:{expr.line}: assigning a field of an array element"
+                                " is not supported; build the struct first")
+
+    def _container_target(self, expr: ast.Expr, env: Env, callback: Callable[[ArrayFuture], None]) -> None:
+        """Find (creating nested arrays on the way) the array an element goes into."""
+        if isinstance(expr, ast.Name):
+            callback(env.lookup(expr.decl))
+        elif isinstance(expr, ast.Field):
+            callback(self._struct_target(expr.base, env).fields[expr.name])
+        else:
+            assert isinstance(expr, ast.Index)
+            key = self.ev(expr.key, env)
+
+            def with_parent(parent: ArrayFuture) -> None:
+                def now() -> None:
+                    child = parent.elems.get(key.value)
+                    if child is None:
+                        child = ArrayFuture(_target_name(expr))
+                        parent.insert(key.value, child)
+                        parent.adopt(child)
+                    callback(child)
+                when_closed((key,), now, expr)
+            self._container_target(expr.base, env, with_parent)
+
+    # ------------------------------------------------------------ control flow
+
+    def exec_ExprStmt(self, s: ast.ExprStmt, env: Env, done: Callback) -> None:
+        self.call(s.expr, env, None, done)  # type: ignore[arg-type]
+
+    def exec_If(self, s: ast.If, env: Env, done: Callback) -> None:
+        cond = self.ev(s.cond, env)
+
+        def decide() -> None:
+            branch = s.then if truthy(cond.value) else s.orelse
+            if branch is not None:
+                self.run_block(branch, env, done)
+            else:
+                done()
+            self.release(s.writes, env)  # type: ignore[attr-defined]
+        when_closed((cond,), decide, s)
+
+    def exec_Switch(self, s: ast.Switch, env: Env, done: Callback) -> None:
+        value = self.ev(s.expr, env)
+
+        def decide() -> None:
+            branch = next((c.body for c in s.cases if c.value == value.value), s.default)
+            if branch is not None:
+                self.run_block(branch, env, done)
+            else:
+                done()
+            self.release(s.writes, env)  # type: ignore[attr-defined]
+        when_closed((value,), decide, s)
+
+    def exec_Wait(self, s: ast.Wait, env: Env, done: Callback) -> None:
+        handles = [self.ev(e, env) for e in s.exprs]
+
+        def go() -> None:
+            self.run_block(s.body, env, done)
+            self.release(s.writes, env)  # type: ignore[attr-defined]
+        if s.deep:
+            when_deep_closed(handles, go, s)
+        else:
+            _when_shallow_closed(handles, go, s)
+
+    def exec_Chain(self, s: ast.Chain, env: Env, done: Callback) -> None:
+        links = s.links
+
+        def start(i: int) -> None:
+            link_stmt = links[i]
+            for sym in link_stmt.writes:  # type: ignore[attr-defined]
+                env.lookup(sym).incr()
+            if i == len(links) - 1:
+                self.exec_stmt(link_stmt, env, done)
+                self.release(s.writes, env)  # type: ignore[attr-defined]
+            else:
+                self.exec_stmt(link_stmt, env, lambda: READY.append(lambda: start(i + 1)))
+        start(0)
+
+    def exec_Foreach(self, s: ast.Foreach, env: Env, done: Callback) -> None:
+        ForeachRun(self, s, env, done).start()
+
+    def exec_For(self, s: ast.For, env: Env, done: Callback) -> None:
+        ForRun(self, s, env, done).start()
+
+    def map_path(self, path: str) -> str:
+        """Where a mapped file lives (the storage layer may relocate it)."""
+        return path
+
+
+def _target_name(target: ast.Expr) -> str:
+    node = target
+    while isinstance(node, (ast.Index, ast.Field)):
+        node = node.base
+    return f"{node.id}[...]" if isinstance(node, ast.Name) else ""
+

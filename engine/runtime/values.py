@@ -1,0 +1,216 @@
+"""Making, reading and linking run-time values.
+
+- `new_value(type)` creates the future for a variable of a static type;
+- `when_deep_closed` waits until a value and everything inside it is closed;
+- `to_python` turns a closed value into plain Python data for builtins;
+- `from_python` turns a builtin's result back into futures;
+- `link` makes one value the copy of another once that one is closed
+  (scalars are set, files shared or copied, containers copied element-wise).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from engine.errors import SwiftRuntimeError
+from engine.lang import ast
+from engine.lang.types import FILE, FLOAT, ArrayType, StructType, Type, base_of
+from engine.runtime import files
+from engine.runtime.futures import (
+    READY, ArrayFuture, Container, FileFuture, Future, StructFuture, when_closed, when_path_known,
+)
+
+Callback = Callable[[], None]
+
+
+def new_value(t: Type, name: str = "", mapped: bool = False, owned: bool = True) -> Any:
+    """A fresh open value of type `t`. Containers start with one write reference
+    (the creator's) when `owned`; otherwise none (they close with a parent)."""
+    bt = base_of(t)
+    if isinstance(bt, ArrayType):
+        return ArrayFuture(name, 1 if owned else 0)
+    if isinstance(bt, StructType):
+        s = StructFuture(name, 1 if owned else 0)
+        for fname, ftype in bt.fields.items():
+            child = new_value(ftype, f"{name}.{fname}", owned=False)
+            s.fields[fname] = child
+            if isinstance(child, Container):
+                s.adopt(child)
+        return s
+    if bt == FILE:
+        return FileFuture(name, mapped=mapped)
+    return Future(name)
+
+
+def is_container_type(t: Type) -> bool:
+    return isinstance(base_of(t), (ArrayType, StructType))
+
+
+def resolve(handle: Any, t: Type, callback: Callable[[Any], None], node: Optional[ast.Node] = None) -> None:
+    """Call `callback(value)` with the container behind a container-typed handle,
+    which may be a reference future (an element not inserted yet)."""
+    if is_container_type(t) and type(handle) is Future:
+        when_closed((handle,), lambda: callback(handle.value), node)
+    else:
+        callback(handle)
+
+
+def _open_parts(obj: Any, out: list[Any]) -> None:
+    if type(obj) is Future and isinstance(obj.value, Container):
+        obj = obj.value
+    if not obj.closed:
+        out.append(obj)
+        return
+    if isinstance(obj, ArrayFuture):
+        for elem in obj.elems.values():
+            _open_parts(elem, out)
+    elif isinstance(obj, StructFuture):
+        for elem in obj.fields.values():
+            _open_parts(elem, out)
+
+
+def when_deep_closed(items: list[Any], callback: Callback, node: Optional[ast.Node] = None) -> None:
+    """Run `callback` once every item and all it contains are closed."""
+    def step() -> None:
+        pending: list[Any] = []
+        for item in items:
+            _open_parts(item, pending)
+        if pending:
+            when_closed(pending, step, node)
+        else:
+            callback()
+    step()
+
+
+def to_python(obj: Any, shallow: bool = False) -> Any:
+    """Plain data of a (deeply) closed value; `shallow` keeps only array keys."""
+    if type(obj) is Future and isinstance(obj.value, Container):
+        obj = obj.value
+    if isinstance(obj, ArrayFuture):
+        if shallow:
+            return dict.fromkeys(obj.elems)
+        return {k: to_python(v) for k, v in obj.elems.items()}
+    if isinstance(obj, StructFuture):
+        return {k: to_python(v) for k, v in obj.fields.items()}
+    return obj.value
+
+
+def from_python(value: Any, t: Type, name: str = "") -> Any:
+    """A closed value of type `t` holding `value` (files: an existing path)."""
+    bt = base_of(t)
+    if isinstance(bt, ArrayType):
+        arr = ArrayFuture(name)
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for k, v in items:
+            arr.elems[k] = from_python(v, bt.elem)
+        arr.closed = True
+        return arr
+    if bt == FILE:
+        f = FileFuture(name, path=value)
+        f.value, f.closed = value, True
+        return f
+    return Future.of(value, name)
+
+
+def deliver(value: Any, dest: Any, t: Type, fresh_files: set[str]) -> None:
+    """Store a builtin's result into `dest` and release the producer's write reference."""
+    bt = base_of(t)
+    if isinstance(dest, ArrayFuture):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for k, v in items:
+            dest.insert(k, from_python(v, bt.elem))
+        dest.decr()
+    elif isinstance(dest, FileFuture):
+        place_file(value, dest, move=value in fresh_files)
+    elif isinstance(dest, StructFuture):
+        raise SwiftRuntimeError("internal error: library function returned a struct (please report)")
+    elif bt == FLOAT and isinstance(value, int) and not isinstance(value, bool):
+        dest.set(float(value))  # one impl serves int and float overloads (e.g. sum of [])
+    else:
+        dest.set(value)
+
+
+def place_file(src_path: str, dest: FileFuture, move: bool = False, done: Optional[Callback] = None) -> None:
+    """Make `dest` hold the file at `src_path`: share the path if `dest` is
+    unmapped, else copy (or move a fresh temporary) to its mapped path."""
+    if not dest.mapped:
+        dest.close_at(src_path)
+        if done:
+            done()
+        return
+
+    def finish() -> None:
+        assert dest.path is not None
+        if dest.path != src_path:
+            files.transfer(src_path, dest.path, move=move)
+        dest.set(dest.path)
+        if done:
+            done()
+    when_path_known((dest,), finish)
+
+
+def link(src: Any, dest: Any, t: Type, done: Optional[Callback] = None,
+         node: Optional[ast.Node] = None) -> None:
+    """`dest = src`: make `dest` a copy of `src` once it is closed.
+
+    A container `dest` loses one write reference when the copy is complete
+    (the assigning statement's)."""
+    if isinstance(dest, Container):
+        resolve(src, t, lambda container: _copy_container(container, dest, t, done, node), node)
+        return
+    if isinstance(dest, FileFuture):
+        when_closed((src,), lambda: place_file(src.value, dest, done=done), node)
+        return
+    if src.closed:
+        dest.set(src.value)
+        if done:
+            done()
+        return
+
+    def copy_scalar() -> None:
+        dest.set(src.value)
+        if done:
+            done()
+    when_closed((src,), copy_scalar, node)
+
+
+def _copy_container(src: Container, dest: Container, t: Type, done: Optional[Callback],
+                    node: Optional[ast.Node]) -> None:
+    def copy_array() -> None:
+        assert isinstance(src, ArrayFuture) and isinstance(dest, ArrayFuture)
+        for k, v in src.elems.items():
+            dest.insert(k, v)
+        dest.decr()
+        if done:
+            done()
+
+    def copy_struct() -> None:
+        _copy_closed_struct(src, dest)
+        dest.decr()
+        if done:
+            done()
+
+    if isinstance(src, ArrayFuture):
+        when_closed((src,), copy_array, node)
+    else:
+        when_deep_closed([src], copy_struct, node)
+
+
+def _copy_closed_struct(src: Any, dest: Any) -> None:
+    """Copy a deeply closed struct field by field into `dest`'s own fields."""
+    for fname, value in src.fields.items():
+        target = dest.fields[fname]
+        if isinstance(target, ArrayFuture):
+            for k, v in value.elems.items():
+                target.insert(k, v)
+        elif isinstance(target, StructFuture):
+            _copy_closed_struct(value, target)
+        elif isinstance(target, FileFuture):
+            place_file(value.value, target)
+        else:
+            target.set(value.value)
+
+
+def ready(callback: Callback) -> None:
+    """Queue `callback` to run on the engine after what is already ready."""
+    READY.append(callback)

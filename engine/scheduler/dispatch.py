@@ -1,0 +1,170 @@
+"""The `Scheduler` facade the runtime uses: submit tasks, poll completions, close.
+
+It owns a `SchedulerState` (the pure state machine) and a transport, and
+carries out the state's instructions: batches and stop messages go to the
+transport, reports are handed back by `poll`, retry timers are kept in a heap
+here (the state has no clock), and an abort becomes a `SchedulerAborted`
+run-time error. Workers start at the first submitted task. Polling blocks in
+the transport's `recv` with a timeout, never spinning.
+"""
+
+from __future__ import annotations
+
+import heapq
+import importlib
+import random
+import time
+from typing import Callable, Sequence
+
+from engine.errors import SwiftRuntimeError, UsageError
+from engine.scheduler.events import (
+    Abort, Event, Instruction, Report, RetryDue, ScheduleRetry, SendBatch, Shutdown, StopWorker,
+    TaskSubmitted, WorkerJoined,
+)
+from engine.scheduler.policy import Placement
+from engine.scheduler.protocol import STOP_MESSAGE, Transport, events_from, run_message
+from engine.scheduler.state import SchedulerState
+from engine.scheduler.task import Completion, Task
+from engine.scheduler.worker import DEFAULT_RUNNER
+
+# Transports by name, imported only when chosen (the MPI one needs mpi4py).
+TRANSPORTS = {
+    "local": "engine.scheduler.local:LocalTransport",
+    "mpi": "engine.scheduler.mpi:MPITransport",
+}
+
+
+class SchedulerAborted(SwiftRuntimeError):
+    """The run cannot continue (every worker is gone)."""
+
+
+class Scheduler:
+    """Runs tasks on workers; the runtime's only door to the scheduler."""
+
+    def __init__(
+        self,
+        workers: int,
+        *,
+        transport: str = "local",
+        runner: str = DEFAULT_RUNNER,
+        nodes: Sequence[str] | None = None,
+        locate: Callable[[str], Sequence[str]] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._transport: Transport = _transport_class(transport)(workers, runner, nodes)
+        self._workers = workers
+        self._state = SchedulerState(placement=Placement(locate), rng=rng)
+        self._started = False
+        self._closed = False
+        self._buffered: list[Event] = []
+        self._completions: list[Completion] = []
+        self._timers: list[tuple[float, int]] = []  # (monotonic due time, task id)
+        self._submitted = 0
+        self._reported = 0
+        self._abort: str | None = None
+
+    @property
+    def workers(self) -> int:
+        """How many workers this scheduler runs."""
+        return self._workers
+
+    def submit(self, task: Task) -> None:
+        """Queue a task; cheap, it is dispatched at the next `poll`. Starts the workers once."""
+        if self._closed:
+            raise RuntimeError("submit() on a closed scheduler")
+        if not self._started:
+            self._started = True
+            joined = self._transport.start()
+            self._buffered += [WorkerJoined(worker, node) for worker, node in joined]
+        self._buffered.append(TaskSubmitted(task))
+        self._submitted += 1
+
+    def outstanding(self) -> int:
+        """Tasks submitted and not yet reported by `poll`."""
+        return self._submitted - self._reported
+
+    def poll(self, timeout: float | None) -> list[Completion]:
+        """Wait up to `timeout` seconds (None: no limit) for at least one completion.
+
+        Returns at once with an empty list when nothing is outstanding. Raises
+        `SchedulerAborted` when the run cannot go on.
+        """
+        if self._abort is not None and not self._completions:
+            raise SchedulerAborted(self._abort)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        events, self._buffered = self._buffered, []
+        expired = False
+        while True:
+            events += self._due_retries()
+            if events:
+                self._execute(self._state.handle(*events))
+                events = []
+            if self._completions or self._abort is not None or not self.outstanding() or expired:
+                break
+            for item in self._transport.recv(self._wait_time(deadline)):
+                events += events_from(item)
+            expired = deadline is not None and time.monotonic() >= deadline
+        completions, self._completions = self._completions, []
+        self._reported += len(completions)
+        if not completions and self._abort is not None:
+            raise SchedulerAborted(self._abort)
+        return completions
+
+    def close(self, kill: bool = False) -> None:
+        """Stop the workers (politely, or `kill` them and their apps); idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if not self._started:
+            return
+        if not kill:
+            self._execute(self._state.handle(Shutdown()))
+        self._transport.close(kill=kill)
+
+    def __enter__(self) -> Scheduler:
+        return self
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        self.close(kill=error is not None)
+
+    def _execute(self, instructions: list[Instruction]) -> None:
+        for instruction in instructions:
+            kind = type(instruction)
+            if kind is SendBatch:
+                self._transport.send(instruction.worker, run_message(instruction.tasks))
+            elif kind is Report:
+                self._completions.append(instruction.completion)
+            elif kind is ScheduleRetry:
+                due = time.monotonic() + instruction.delay_s
+                heapq.heappush(self._timers, (due, instruction.task_id))
+            elif kind is StopWorker:
+                self._transport.send(instruction.worker, STOP_MESSAGE)
+            elif kind is Abort:
+                self._abort = instruction.reason
+
+    def _due_retries(self) -> list[Event]:
+        now = time.monotonic()
+        due: list[Event] = []
+        while self._timers and self._timers[0][0] <= now:
+            due.append(RetryDue(heapq.heappop(self._timers)[1]))
+        return due
+
+    def _wait_time(self, deadline: float | None) -> float | None:
+        """How long recv may block: until the deadline or the next retry, whichever is first."""
+        now = time.monotonic()
+        bounds = [deadline - now] if deadline is not None else []
+        if self._timers:
+            bounds.append(self._timers[0][0] - now)
+        return max(0.0, min(bounds)) if bounds else None
+
+
+def _transport_class(name: str) -> type:
+    spec = TRANSPORTS.get(name)
+    if spec is None:
+        choices = ", ".join(sorted(TRANSPORTS))
+        raise UsageError(f"unknown transport {name!r}; choose one of {choices}")
+    module_name, _, attribute = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attribute)
+    except ImportError as exc:
+        raise UsageError(f"the {name!r} transport is not available: {exc}") from exc

@@ -1,0 +1,122 @@
+"""The vocabulary of the scheduler state machine: events in, instructions out.
+
+`SchedulerState.handle(*events)` consumes the events below and returns
+instructions for whoever drives it (the `Scheduler` facade, or a test).
+Events say what happened (a task was submitted, a worker joined, a task
+finished or failed, a worker died, a retry timer fired, shutdown began);
+instructions say what to do next (send a batch, report a final outcome,
+arm a retry timer, stop a worker, abort the run). All are small frozen
+dataclasses so that they compare by value in tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+from engine.scheduler.task import Completion, Task
+
+# --------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class TaskSubmitted:
+    """The runtime hands over a task whose inputs are all closed."""
+
+    task: Task
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerJoined:
+    """Worker `worker` (an id unique within the run) on node `node` can take work."""
+
+    worker: int
+    node: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFinished:
+    """A worker ran a task successfully; `start`/`end` are epoch seconds of that run."""
+
+    task_id: int
+    worker: int
+    value: Any
+    start: float
+    end: float
+
+
+@dataclass(frozen=True, slots=True)
+class TaskErred:
+    """A worker ran a task and it failed; `retriable` says whether another try may help."""
+
+    task_id: int
+    worker: int
+    error: str
+    retriable: bool
+    start: float
+    end: float
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerLost:
+    """A worker died or its connection broke; what it held must run elsewhere."""
+
+    worker: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RetryDue:
+    """The backoff timer armed by a `ScheduleRetry` for this task has expired."""
+
+    task_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Shutdown:
+    """The run is ending: stop dispatching and tell every worker to stop."""
+
+
+Event = Union[TaskSubmitted, WorkerJoined, TaskFinished, TaskErred, WorkerLost, RetryDue, Shutdown]
+
+# --------------------------------------------------------------- instructions
+
+
+@dataclass(frozen=True, slots=True)
+class SendBatch:
+    """Send these tasks, in this order, to `worker` in one message."""
+
+    worker: int
+    tasks: tuple[Task, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The final outcome of a task, for the runtime."""
+
+    completion: Completion
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleRetry:
+    """Feed `RetryDue(task_id)` back after `delay_s` seconds."""
+
+    task_id: int
+    delay_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class StopWorker:
+    """Tell `worker` to leave its loop once it has finished what it holds."""
+
+    worker: int
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """The run cannot go on (e.g. every worker is gone); `reason` is user-facing."""
+
+    reason: str
+
+
+Instruction = Union[SendBatch, Report, ScheduleRetry, StopWorker, Abort]

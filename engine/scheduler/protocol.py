@@ -1,0 +1,93 @@
+"""Wire messages between the engine and its workers, shared by every transport.
+
+Engine -> worker:
+- `("run", [(task_id, payload), ...])`: run these tasks in order.
+- `("stop",)`: leave the loop once the batches received before it are done.
+
+Worker -> engine:
+- `("done", worker_id, [(task_id, ok, value_or_error, retriable, start, end), ...])`:
+  outcomes of one or more tasks (sent as they finish; only results finishing
+  within about a millisecond of each other travel together).
+
+A transport also reports a dead worker as a `WorkerGone` notice. Messages are
+plain tuples so that they stay small and picklable; `events_from` turns what a
+transport received into state-machine events. `Transport` is the small
+interface the `Scheduler` facade drives (local processes now, MPI later).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Protocol, Union
+
+from engine.scheduler.events import Event, TaskErred, TaskFinished, WorkerLost
+from engine.scheduler.task import Task
+
+RUN = "run"
+STOP = "stop"
+DONE = "done"
+
+STOP_MESSAGE: tuple[str] = (STOP,)
+
+# (task_id, ok, value if ok else error message, retriable, start, end)
+Result = tuple[int, bool, Any, bool, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerGone:
+    """A transport's notice that a worker died or its connection broke."""
+
+    worker: int
+    reason: str
+
+
+Incoming = Union[tuple, WorkerGone]
+
+
+def run_message(tasks: Iterable[Task]) -> tuple[str, list[tuple[int, Any]]]:
+    """The message carrying a batch: ids and payloads only (the worker needs nothing else)."""
+    return (RUN, [(task.id, task.payload) for task in tasks])
+
+
+def done_message(worker_id: int, results: list[Result]) -> tuple[str, int, list[Result]]:
+    """The message carrying finished tasks' outcomes back to the engine."""
+    return (DONE, worker_id, results)
+
+
+def events_from(item: Incoming) -> list[Event]:
+    """Turn one received message or notice into state-machine events."""
+    if isinstance(item, WorkerGone):
+        return [WorkerLost(item.worker, item.reason)]
+    if not (isinstance(item, tuple) and len(item) == 3 and item[0] == DONE):
+        raise RuntimeError(f"unexpected message from a worker: {item!r:.200}")
+    _, worker, results = item
+    return [
+        TaskFinished(task_id, worker, payload, start, end) if ok
+        else TaskErred(task_id, worker, payload, retriable, start, end)
+        for task_id, ok, payload, retriable, start, end in results
+    ]
+
+
+class Transport(Protocol):
+    """How the `Scheduler` facade reaches its workers.
+
+    Implementations take `(workers: int, runner: str, nodes: Sequence[str] | None)`
+    as constructor arguments and run `worker.serve` at the other end.
+    """
+
+    def start(self) -> list[tuple[int, str]]:
+        """Start the workers; return `(worker_id, node_name)` for each."""
+        ...
+
+    def send(self, worker: int, message: tuple) -> None:
+        """Send one message; a dead worker is not an error here (`recv` reports it)."""
+        ...
+
+    def recv(self, timeout: float | None) -> list[Incoming]:
+        """Wait up to `timeout` seconds (None: forever) for messages and `WorkerGone`
+        notices; return all that are available (possibly none, on timeout)."""
+        ...
+
+    def close(self, kill: bool = False) -> None:
+        """Stop the workers (politely, or `kill` them and their subprocesses); idempotent."""
+        ...

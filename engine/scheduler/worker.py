@@ -1,0 +1,148 @@
+"""The worker loop, independent of the transport: receive a batch, run each task, send results.
+
+`serve(recv, send, worker_id, runner)` runs in a worker process (a local
+child or an MPI rank). A task's exception never escapes the loop: a
+`LeafError` becomes a failure with its message and retriable flag, anything
+else an "internal error in task" that is not retried. Results go back as
+tasks finish; a result waits for batch-mates only while the oldest waiting
+result is under a millisecond old, and a task that ran a millisecond or more
+is always sent at once.
+
+On SIGTERM the worker runs the cleanup callbacks registered with
+`on_terminate` (the app runner registers one per child process it starts, to
+kill it) and exits.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import os
+import pickle
+import signal
+import socket
+import threading
+import time
+from typing import Any, Callable
+
+from engine.scheduler.protocol import RUN, STOP, Result, done_message
+from engine.scheduler.task import LeafError
+
+DEFAULT_RUNNER = "engine.runtime.leaf:run_leaf"
+COALESCE_S = 0.001
+
+_cleanups: dict[int, Callable[[], None]] = {}
+_tokens = itertools.count()
+_terminating = False
+
+
+def node_name() -> str:
+    """The node this process runs on: `$SWIFTCLOUD_NODE` (emulated nodes) or the host name."""
+    return os.environ.get("SWIFTCLOUD_NODE") or socket.gethostname()
+
+
+def on_terminate(callback: Callable[[], None]) -> Callable[[], None]:
+    """Run `callback` if this worker is terminated; returns a function that unregisters it."""
+    token = next(_tokens)
+    _cleanups[token] = callback
+    return lambda: _cleanups.pop(token, None)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    global _terminating
+    _terminating = True
+    for cleanup in list(_cleanups.values()):
+        try:
+            cleanup()
+        except Exception:
+            pass  # we are going down anyway; one failed cleanup must not skip the others
+    raise SystemExit(128 + signum)
+
+
+class _Runner:
+    """The task runner named by "module:function", loaded on first use in the worker."""
+
+    def __init__(self, spec: str | Callable[[Any], Any]) -> None:
+        self._spec = spec
+        self._function: Callable[[Any], Any] | None = spec if callable(spec) else None
+
+    def __call__(self, payload: Any) -> Any:
+        if self._function is None:
+            module_name, _, attribute = str(self._spec).partition(":")
+            try:
+                self._function = getattr(importlib.import_module(module_name), attribute)
+            except (ImportError, AttributeError, ValueError) as exc:
+                raise RuntimeError(f"cannot load the task runner {self._spec!r}: {exc}") from exc
+        return self._function(payload)
+
+
+def serve(
+    recv: Callable[[], Any],
+    send: Callable[[Any], None],
+    worker_id: int,
+    runner: str | Callable[[Any], Any] = DEFAULT_RUNNER,
+) -> None:
+    """Serve batches until told to stop or the engine goes away."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
+    run = _Runner(runner)
+    while True:
+        try:
+            message = recv()
+        except (EOFError, OSError):
+            return  # the engine is gone: nobody is left to serve
+        if message[0] == STOP:
+            return
+        if message[0] != RUN:
+            raise RuntimeError(f"worker {worker_id}: unexpected message {message!r:.200}")
+        try:
+            _run_batch(message[1], run, send, worker_id)
+        except (EOFError, OSError):
+            return
+
+
+def _run_batch(batch: list[tuple[int, Any]], run: _Runner, send: Callable[[Any], None],
+               worker_id: int) -> None:
+    pending: list[Result] = []
+    last = len(batch) - 1
+    for index, (task_id, payload) in enumerate(batch):
+        result = _run_one(task_id, payload, run)
+        pending.append(result)
+        start, end = result[4], result[5]
+        if index == last or end - start >= COALESCE_S or end - pending[0][5] >= COALESCE_S:
+            _send_results(send, worker_id, pending)
+            pending = []
+
+
+def _run_one(task_id: int, payload: Any, run: _Runner) -> Result:
+    start = time.time()
+    try:
+        value = run(payload)
+    except LeafError as exc:
+        return (task_id, False, exc.message, exc.retriable, start, time.time())
+    except BaseException as exc:
+        if _terminating:
+            raise
+        return (task_id, False, f"internal error in task: {exc!r}", False, start, time.time())
+    return (task_id, True, value, False, start, time.time())
+
+
+def _send_results(send: Callable[[Any], None], worker_id: int, results: list[Result]) -> None:
+    try:
+        send(done_message(worker_id, results))
+    except (EOFError, OSError):
+        raise
+    except Exception:
+        # Some value could not be pickled; the message was never written, so
+        # resend with those values replaced by errors.
+        send(done_message(worker_id, [_sendable(result) for result in results]))
+
+
+def _sendable(result: Result) -> Result:
+    try:
+        pickle.dumps(result)
+    except Exception as exc:
+        task_id, _, _, _, start, end = result
+        return (task_id, False, f"internal error in task: its result cannot be sent back: {exc!r}",
+                False, start, end)
+    return result

@@ -1,0 +1,14 @@
+# Installs what the power-grid LMP workflow needs (apps/lmps/, tests/apps/test_lmps.py):
+#   - Python packages into $VENV: pandapower (the Illinois 200-bus case, and the rundcopp
+#     reference in the tests; brings numpy, scipy and pandas) and highspy (HiGHS, the LP solver).
+# No Debian packages. Idempotent: pip runs only when an import fails.
+# Sourced by setup.sh (which sets ROOT and VENV); also runnable alone: bash setup.d/50-lmps.sh
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+VENV=${VENV:-$ROOT/.venv}
+
+if ! "$VENV/bin/python" -c "import pandapower, highspy" 2>/dev/null; then
+  echo "setup: pip install pandapower highspy"
+  lmps_constraints=()
+  [[ -f "$ROOT/constraints.txt" ]] && lmps_constraints=(-c "$ROOT/constraints.txt")
+  "$VENV/bin/python" -m pip install -q "${lmps_constraints[@]}" pandapower highspy
+fi

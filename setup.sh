@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs everything swiftcloud needs on a Debian machine (idempotent: re-running
+# only installs what is missing), then runs the demo workflow.
+#   ./setup.sh              install + demo
+#   ./setup.sh --no-demo    install only (used by ./test.sh)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VENV="$ROOT/.venv"
+export ROOT VENV DEBIAN_FRONTEND=noninteractive
+RUN_DEMO=1
+[[ "${1:-}" == "--no-demo" ]] && RUN_DEMO=0
+
+# Debian packages the engine itself uses (each setup.d/ fragment adds its own).
+APT_PACKAGES=(python3-venv graphviz)
+
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    echo "setup: apt-get install ${missing[*]}"
+    if [[ ! -f /var/lib/apt/.swiftcloud-updated ]] || [[ -n "$(find /var/lib/apt/.swiftcloud-updated -mmin +720 2>/dev/null)" ]]; then
+      apt-get update -qq && touch /var/lib/apt/.swiftcloud-updated
+    fi
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+export -f apt_install
+
+apt_install "${APT_PACKAGES[@]}"
+
+if [[ ! -x "$VENV/bin/python" ]]; then
+  echo "setup: creating $VENV"
+  python3 -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q --upgrade pip
+"$VENV/bin/python" -m pip install -q -c "$ROOT/constraints.txt" -e "$ROOT[test]"
+
+# Optional components (storage servers, MPI, science apps) install through fragments.
+for fragment in "$ROOT"/setup.d/*.sh; do
+  [[ -e "$fragment" ]] || continue
+  echo "setup: $(basename "$fragment")"
+  # shellcheck source=/dev/null
+  source "$fragment"
+done
+
+echo "setup: done ($("$VENV/bin/swiftcloud" --help >/dev/null && echo "swiftcloud installed in $VENV/bin"))"
+
+if ((RUN_DEMO)); then
+  cd "$ROOT"
+  echo "setup: running the demo: examples/fan_out_fan_in.swift"
+  "$VENV/bin/swiftcloud" run examples/fan_out_fan_in.swift --n=20
+fi

@@ -1,0 +1,131 @@
+"""The storage commands of the `swiftcloud` CLI: `services`, `put`, `get`.
+
+`add_commands(subparsers)` registers them on the engine's argparse
+sub-parsers; each sets `handler`, a function taking the parsed arguments and
+returning the exit status (0 ok, 1 error). User errors (bad configuration,
+unreachable server, missing file, path outside the store) are printed as one
+`swiftcloud: error: ...` line without a traceback; credentials are never
+printed. `python -m storage_adapters.cli` runs these commands alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+
+from engine.errors import EXIT_OK, EXIT_RUNTIME, SwiftError
+from storage_adapters import open_storage
+from storage_adapters.config import read_config, state_dir_from
+from storage_adapters.services import known_services, service_status, start_service, stop_service
+from storage_adapters.services.common import ServiceRecord
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Register `services`, `put` and `get` on the CLI's sub-parsers."""
+    services = subparsers.add_parser(
+        "services", help="start, stop or show local test servers (MinIO, sshd, s3fs mount)",
+        description="Run storage servers on 127.0.0.1 under a state directory, for tests and for trying a backend.",
+    )
+    services.add_argument("action", choices=["start", "stop", "status"])
+    services.add_argument("name", choices=known_services())
+    services.add_argument("--state-dir", help="where servers keep data, logs and state (default: .swiftcloud/services)")
+    services.add_argument("--config", help="configuration file (default: ./swiftcloud.toml if present)")
+    services.set_defaults(handler=_guarded(run_services))
+
+    put = subparsers.add_parser("put", help="copy a local file or directory into the store")
+    put.add_argument("local", help="local file or directory")
+    put.add_argument("remote", help="logical path in the store (ending in / means: into that directory)")
+    _storage_options(put)
+    put.set_defaults(handler=_guarded(run_put))
+
+    get = subparsers.add_parser("get", help="copy a file or directory from the store to local disk")
+    get.add_argument("remote", help="logical path in the store")
+    get.add_argument("local", help="local destination (an existing directory means: into it)")
+    _storage_options(get)
+    get.set_defaults(handler=_guarded(run_get))
+
+
+def _storage_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--storage", default="local", help="storage name: a [storage.NAME] table or a backend (default: local)")
+    parser.add_argument("--config", help="configuration file (default: ./swiftcloud.toml if present)")
+
+
+def run_services(args: argparse.Namespace) -> int:
+    """`swiftcloud services start|stop|status NAME`."""
+    state_dir = os.path.abspath(args.state_dir or state_dir_from(read_config(args.config)))
+    if args.action == "start":
+        record = start_service(args.name, state_dir)
+        print(f"{args.name} running ({_describe(record)}); state in {state_dir}")
+        return EXIT_OK
+    if args.action == "stop":
+        stopped = stop_service(args.name, state_dir)
+        print(f"{args.name} stopped" if stopped else f"{args.name} was not running")
+        return EXIT_OK
+    record = service_status(args.name, state_dir)
+    if record is None:
+        print(f"{args.name} is not running (state directory {state_dir})")
+        return EXIT_RUNTIME
+    print(f"{args.name} running ({_describe(record)})")
+    return EXIT_OK
+
+
+def run_put(args: argparse.Namespace) -> int:
+    """`swiftcloud put LOCAL REMOTE`."""
+    if not os.path.exists(args.local):
+        raise FileNotFoundError(2, "no such local file or directory", args.local)
+    remote = args.remote + os.path.basename(os.path.normpath(args.local)) if args.remote.endswith("/") else args.remote
+    with open_storage(args.storage, args.config) as adapter:
+        copied = adapter.put(args.local, remote)
+        print(f"put {args.local} -> {adapter.name}:{adapter.logical(remote)} ({copied} bytes)")
+    return EXIT_OK
+
+
+def run_get(args: argparse.Namespace) -> int:
+    """`swiftcloud get REMOTE LOCAL`."""
+    with open_storage(args.storage, args.config) as adapter:
+        logical = adapter.logical(args.remote)
+        local = args.local
+        if os.path.isdir(local) and adapter.isfile(logical):
+            local = os.path.join(local, os.path.basename(logical))
+        copied = adapter.get(logical, local)
+        print(f"get {adapter.name}:{logical} -> {local} ({copied} bytes)")
+    return EXIT_OK
+
+
+def _describe(record: ServiceRecord) -> str:
+    """The printable facts of a service (its `info`; secrets are kept apart and never shown)."""
+    shown = {key: value for key, value in record.info.items() if key not in ("log", "config", "passwd_file")}
+    return ", ".join(f"{key} {value}" for key, value in shown.items()) + f", pid {record.pid}"
+
+
+def _guarded(handler: Handler) -> Handler:
+    """Run a handler, turning user errors into one line on stderr and exit status 1."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except SwiftError as error:
+            message = str(error)
+        except OSError as error:
+            message = f"{error.strerror or error}: {error.filename}" if error.filename else str(error)
+        print(f"swiftcloud: error: {message}", file=sys.stderr)
+        return EXIT_RUNTIME
+
+    run.__doc__ = handler.__doc__
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the storage commands on their own (`python -m storage_adapters.cli ...`)."""
+    parser = argparse.ArgumentParser(prog="swiftcloud")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

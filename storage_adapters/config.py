@@ -1,0 +1,164 @@
+"""Storage settings: `[storage.NAME]` tables of swiftcloud.toml, secrets from the environment.
+
+`load_settings(name, config_path)` finds the table for `--storage NAME`
+(`backend = "s3"` lets several tables use one backend; without it the table
+name is the backend), and resolves the backend's secret settings from
+environment variables: `secret_key_env = "MY_VAR"` names the variable, else
+the backend's default variable is read. A secret written literally in the
+file is refused, so secrets never sit in a file that gets committed or logged.
+
+With no table for NAME at all, a backend may take its settings from a server
+started by `swiftcloud services start` in the state directory (try-it mode).
+The state directory is `$SWIFTCLOUD_STATE_DIR`, else `[services] state_dir`
+of the config file, else `.swiftcloud/services` in the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from storage_adapters.errors import StorageConfigError, redact
+from storage_adapters.registry import adapter_class, known_backends
+from storage_adapters.services.common import default_state_dir
+
+CONFIG_FILE_NAME = "swiftcloud.toml"
+_MISSING = object()
+
+
+@dataclass
+class StorageSettings:
+    """One resolved storage configuration. `secrets` holds values and is never printed."""
+
+    name: str
+    backend: str
+    options: dict[str, Any]
+    source: str
+    state_dir: str
+    secrets: dict[str, str] = field(default_factory=dict, repr=False)
+    # Secret setting -> the environment variable it is read from (for messages).
+    secret_env: dict[str, str] = field(default_factory=dict, repr=False)
+    _used: set[str] = field(default_factory=set, repr=False)
+
+    def option(self, key: str, default: Any = _MISSING, kind: type | tuple[type, ...] = str) -> Any:
+        """The value of setting `key`, type-checked; a missing required one is an error."""
+        self._used.add(key)
+        if key not in self.options:
+            if default is _MISSING:
+                raise self.error(f"missing setting '{key}' in {self.source}")
+            return default
+        value = self.options[key]
+        if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+            names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            raise self.error(f"setting '{key}' must be {names}, not {type(value).__name__}")
+        return value
+
+    def secret(self, key: str, required: bool = True) -> str | None:
+        """A secret setting's value, read from the environment (or a local service's state)."""
+        value = self.secrets.get(key)
+        if value is None and required:
+            raise self.error(
+                f"missing secret '{key}': set the environment variable "
+                f"{self.secret_env.get(key, '?')} (or '{key}_env' in {self.source} to name another)"
+            )
+        return value
+
+    def reject_unknown(self) -> None:
+        """Fail on settings the backend did not read (usually a typo)."""
+        unknown = sorted(set(self.options) - self._used)
+        if unknown:
+            known = ", ".join(sorted(self._used)) or "none"
+            raise self.error(f"unknown setting(s) {', '.join(unknown)} in {self.source}; known: {known}")
+
+    def error(self, message: str) -> StorageConfigError:
+        """A configuration error naming this storage, with secrets redacted."""
+        return StorageConfigError(redact(f"storage '{self.name}' ({self.backend}): {message}", self.secrets.values()))
+
+
+def find_config(config_path: str | None) -> str | None:
+    """The config file to read: the given one (which must exist) or ./swiftcloud.toml if present."""
+    if config_path is not None:
+        if not os.path.isfile(config_path):
+            raise StorageConfigError(f"configuration file {config_path!r} not found")
+        return config_path
+    return CONFIG_FILE_NAME if os.path.isfile(CONFIG_FILE_NAME) else None
+
+
+def read_config(config_path: str | None) -> dict[str, Any]:
+    """The parsed config file (empty when there is none)."""
+    path = find_config(config_path)
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise StorageConfigError(f"{path}: invalid TOML: {error}") from error
+    except OSError as error:
+        raise StorageConfigError(f"{path}: cannot read: {error.strerror}") from error
+
+
+def state_dir_from(config: dict[str, Any]) -> str:
+    """The services state directory for this configuration."""
+    if os.environ.get("SWIFTCLOUD_STATE_DIR"):
+        return os.environ["SWIFTCLOUD_STATE_DIR"]
+    configured = config.get("services", {}).get("state_dir")
+    return configured if isinstance(configured, str) else default_state_dir()
+
+
+def load_settings(name: str, config_path: str | None = None) -> StorageSettings:
+    """Resolve the settings of storage `name` (see the module docstring)."""
+    config = read_config(config_path)
+    tables = config.get("storage", {})
+    if not isinstance(tables, dict):
+        raise StorageConfigError("[storage] in the configuration must be a table of [storage.NAME] tables")
+    state_dir = state_dir_from(config)
+    table = tables.get(name)
+    if table is None:
+        if name not in known_backends():
+            configured = ", ".join(sorted(tables)) or "none"
+            raise StorageConfigError(
+                f"unknown storage '{name}': no [storage.{name}] table (configured: {configured}) "
+                f"and no backend of that name (backends: {', '.join(known_backends())})"
+            )
+        return _from_services(name, state_dir)
+    if not isinstance(table, dict):
+        raise StorageConfigError(f"[storage.{name}] must be a table")
+    options = dict(table)
+    backend = options.pop("backend", name)
+    if backend not in known_backends():
+        raise StorageConfigError(
+            f"storage '{name}': unknown backend '{backend}' (backends: {', '.join(known_backends())})"
+        )
+    settings = StorageSettings(name, backend, options, f"[storage.{name}]", state_dir)
+    _resolve_secrets(settings)
+    return settings
+
+
+def _from_services(name: str, state_dir: str) -> StorageSettings:
+    cls = adapter_class(name)
+    options, secrets = cls.service_defaults(state_dir)
+    source = f"the local services in {state_dir}" if options else "the built-in defaults"
+    settings = StorageSettings(name, name, options, source, state_dir, secrets)
+    settings.secret_env = dict(cls.secret_settings)
+    if not options:
+        _resolve_secrets(settings)
+    return settings
+
+
+def _resolve_secrets(settings: StorageSettings) -> None:
+    cls = adapter_class(settings.backend)
+    for key, default_variable in cls.secret_settings.items():
+        if key in settings.options:
+            raise settings.error(
+                f"'{key}' must not be written in the configuration file; put it in the "
+                f"environment variable {default_variable} (or name another with '{key}_env')"
+            )
+        variable = settings.options.pop(f"{key}_env", default_variable)
+        if not isinstance(variable, str):
+            raise settings.error(f"'{key}_env' must name an environment variable")
+        settings.secret_env[key] = variable
+        if os.environ.get(variable):
+            settings.secrets[key] = os.environ[variable]

@@ -1,0 +1,69 @@
+"""Logical paths: the names files have inside a store, independent of the backend.
+
+A logical path is relative to the store root, uses `/` separators and never
+contains `.` or `..` components; the root itself is `""`. `to_logical` is the
+one gate every public adapter method passes its paths through, so a path that
+escapes the root is refused in one place for every backend.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import uuid
+
+from storage_adapters.errors import StoragePathError
+
+# Temporary names used while a file is being written; listings hide them.
+TEMP_MARKER = ".swiftcloud-tmp-"
+
+
+def to_logical(path: str, root: str | None = None) -> str:
+    """Normalize `path` to a logical path, refusing anything outside the store.
+
+    Relative paths are taken from the store root. An absolute path is accepted
+    only when it lies under `root` (the directory a shared store is mounted at).
+    `..` components are resolved lexically and refused once they climb above
+    the root.
+    """
+    if not isinstance(path, str):
+        raise StoragePathError(f"a store path must be a string, not {type(path).__name__}")
+    if "\x00" in path:
+        raise StoragePathError(f"path {path!r} contains a NUL character")
+    relative = path
+    if path.startswith("/"):
+        if root is None:
+            raise StoragePathError(
+                f"path {path!r} is absolute; store paths are relative to the store root"
+            )
+        base = posixpath.normpath(root)
+        normalized = posixpath.normpath(path)
+        if normalized != base and not normalized.startswith(base.rstrip("/") + "/"):
+            raise StoragePathError(f"path {path!r} is outside the store root {root!r}")
+        relative = normalized[len(base):]
+    parts: list[str] = []
+    for part in relative.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                raise StoragePathError(f"path {path!r} escapes the store root")
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts)
+
+
+def parent(logical: str) -> str:
+    """The logical parent directory (`""` for a top-level entry)."""
+    return posixpath.dirname(logical)
+
+
+def temp_sibling(logical: str) -> str:
+    """A unique temporary name beside `logical`, hidden from listings."""
+    directory, base = posixpath.split(logical)
+    return posixpath.join(directory, f".{base}{TEMP_MARKER}{uuid.uuid4().hex[:12]}")
+
+
+def is_temp_name(name: str) -> bool:
+    """True for the temporary names `temp_sibling` makes."""
+    return TEMP_MARKER in posixpath.basename(name)

@@ -1,0 +1,64 @@
+"""Backend names (`--storage s3`) mapped to adapter classes, imported only when used.
+
+As in fsspec's registry, each entry is a dotted path plus an install hint, so
+naming a backend whose dependencies are missing fails with a message that says
+what to install instead of an import traceback. Later backends (MosaStore,
+HDFS, Chirp) register here the same way, or at run time with `register`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from storage_adapters.errors import MissingDependencyError, StorageConfigError
+
+if TYPE_CHECKING:
+    from storage_adapters.base import StorageAdapter
+
+
+@dataclass(frozen=True, slots=True)
+class BackendEntry:
+    """Where a backend's adapter class lives and how to install what it needs."""
+
+    target: str
+    install_hint: str
+
+
+_BACKENDS: dict[str, BackendEntry] = {
+    "local": BackendEntry("storage_adapters.local:LocalAdapter", "nothing (built in)"),
+    "s3": BackendEntry("storage_adapters.s3:S3Adapter", "pip install boto3"),
+    "s3fs": BackendEntry(
+        "storage_adapters.s3fs:S3fsAdapter",
+        "pip install boto3, and apt-get install s3fs fuse3 (see setup.d/20-storage.sh)",
+    ),
+    "scp": BackendEntry("storage_adapters.scp:ScpAdapter", "pip install paramiko"),
+}
+
+
+def known_backends() -> list[str]:
+    """Registered backend names, sorted."""
+    return sorted(_BACKENDS)
+
+
+def register(name: str, target: str, install_hint: str) -> None:
+    """Add (or replace) a backend: `target` is "package.module:ClassName"."""
+    _BACKENDS[name] = BackendEntry(target, install_hint)
+
+
+def adapter_class(name: str) -> type[StorageAdapter]:
+    """Import and return the adapter class of backend `name`."""
+    entry = _BACKENDS.get(name)
+    if entry is None:
+        raise StorageConfigError(f"unknown storage backend '{name}' (backends: {', '.join(known_backends())})")
+    module_name, _, class_name = entry.target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        missing = getattr(error, "name", None) or str(error)
+        raise MissingDependencyError(
+            f"storage backend '{name}' needs the Python package '{missing}', which is not installed; "
+            f"install: {entry.install_hint}"
+        ) from error
+    return getattr(module, class_name)

@@ -1,0 +1,47 @@
+"""Local servers for trying and testing backends: `swiftcloud services start|stop|status NAME`.
+
+Each service module (`minio`, `sshd`, `s3fs_mount`) offers `start(state_dir)
+-> ServiceRecord`, `stop(state_dir) -> bool` and `status(state_dir) ->
+ServiceRecord | None`; this package maps service names to them, importing
+lazily. Tests use the same functions as fixtures.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from storage_adapters.errors import ServiceError
+from storage_adapters.services.common import ServiceRecord
+
+_SERVICE_MODULES = {
+    "minio": "storage_adapters.services.minio",
+    "s3fs": "storage_adapters.services.s3fs_mount",
+    "sshd": "storage_adapters.services.sshd",
+}
+
+
+def known_services() -> list[str]:
+    """Service names, sorted."""
+    return sorted(_SERVICE_MODULES)
+
+
+def _module(name: str) -> ModuleType:
+    if name not in _SERVICE_MODULES:
+        raise ServiceError(f"unknown service '{name}' (services: {', '.join(known_services())})")
+    return importlib.import_module(_SERVICE_MODULES[name])
+
+
+def start_service(name: str, state_dir: str) -> ServiceRecord:
+    """Start service `name` under `state_dir` (or return it if already running)."""
+    return _module(name).start(state_dir)
+
+
+def stop_service(name: str, state_dir: str) -> bool:
+    """Stop service `name`; False if it was not running."""
+    return _module(name).stop(state_dir)
+
+
+def service_status(name: str, state_dir: str) -> ServiceRecord | None:
+    """The running service's record, or None."""
+    return _module(name).status(state_dir)

@@ -1,0 +1,125 @@
+"""Stage a task's files in and out of a worker's scratch directory, written once for every backend.
+
+As in Parsl's data providers, staging strategies are small objects with a
+"can I handle this store?" check, and the lookup loop is written once:
+
+- `SharedPathStaging` (mode "shared"): the store is mounted on every node, so
+  stage-in only checks that inputs exist and hands back their mount paths;
+  stage-out copies an output into the mount only if the task wrote it
+  elsewhere (atomically, through `put_file`).
+- `TransferStaging` (mode "staging"): inputs are downloaded into
+  `scratch_dir/<logical path>` (each appears only when complete, and if one
+  fails the others are removed, so a task never starts with a partial set);
+  outputs are checked to all exist before any is uploaded, each upload being
+  atomic on the store side.
+
+A failed task (`succeeded=False`) pushes nothing. Transfers of one task run
+concurrently on a few threads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from storage_adapters.base import remove_quietly
+from storage_adapters.errors import StorageConfigError
+
+if TYPE_CHECKING:
+    from storage_adapters.base import StorageAdapter
+
+TRANSFER_THREADS = 4
+T = TypeVar("T")
+
+
+class StagingStrategy(Protocol):
+    """How files of one kind of store reach a task."""
+
+    def can_stage(self, adapter: StorageAdapter) -> bool: ...
+
+    def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str) -> dict[str, str]: ...
+
+    def stage_out(self, adapter: StorageAdapter, outputs: dict[str, str]) -> int: ...
+
+
+class SharedPathStaging:
+    """Shared stores: tasks use the mount paths; nothing is copied unless written elsewhere."""
+
+    def can_stage(self, adapter: StorageAdapter) -> bool:
+        return adapter.mode == "shared" and adapter.mount_path is not None
+
+    def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str) -> dict[str, str]:
+        for logical in logical_paths:
+            if not adapter.isfile(logical):
+                raise FileNotFoundError(f"input file '{logical}' is not in {adapter.describe()}")
+        return {logical: adapter.local_path(logical) for logical in logical_paths}
+
+    def stage_out(self, adapter: StorageAdapter, outputs: dict[str, str]) -> int:
+        total = 0
+        for local, logical in outputs.items():
+            if os.path.realpath(local) == os.path.realpath(adapter.local_path(logical)):
+                total += os.path.getsize(local)
+            else:
+                total += adapter.put_file(local, logical)
+        return total
+
+
+class TransferStaging:
+    """Staging stores: download inputs into scratch before the task, upload outputs after it."""
+
+    def can_stage(self, adapter: StorageAdapter) -> bool:
+        return adapter.mode == "staging"
+
+    def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str) -> dict[str, str]:
+        targets = {logical: os.path.join(scratch_dir, *logical.split("/")) for logical in logical_paths}
+        try:
+            _concurrently([lambda l=logical, t=target: adapter.get_file(l, t) for logical, target in targets.items()])
+        except BaseException:
+            for target in targets.values():
+                remove_quietly(target)
+            raise
+        return targets
+
+    def stage_out(self, adapter: StorageAdapter, outputs: dict[str, str]) -> int:
+        return sum(_concurrently([lambda s=local, d=logical: adapter.put_file(s, d) for local, logical in outputs.items()]))
+
+
+STRATEGIES: list[StagingStrategy] = [SharedPathStaging(), TransferStaging()]
+
+
+def strategy_for(adapter: StorageAdapter) -> StagingStrategy:
+    """The first strategy that can handle `adapter`."""
+    for strategy in STRATEGIES:
+        if strategy.can_stage(adapter):
+            return strategy
+    raise StorageConfigError(f"{adapter.describe()}: no staging strategy handles mode '{adapter.mode}'")
+
+
+def stage_in(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_dir: str) -> dict[str, str]:
+    """Make a task's inputs readable locally; returns logical path -> local path."""
+    unique = list(dict.fromkeys(adapter.logical_file(path) for path in logical_paths))
+    if not unique:
+        return {}
+    return strategy_for(adapter).stage_in(adapter, unique, os.path.abspath(scratch_dir))
+
+
+def stage_out(adapter: StorageAdapter, local_to_logical: dict[str, str], succeeded: bool = True) -> int:
+    """Publish a task's outputs; a failed task, or one missing an output, publishes nothing."""
+    if not succeeded or not local_to_logical:
+        return 0
+    outputs = {os.path.abspath(local): adapter.logical_file(logical) for local, logical in local_to_logical.items()}
+    missing = [local for local in outputs if not os.path.isfile(local)]
+    if missing:
+        raise FileNotFoundError(f"the task did not produce {', '.join(sorted(missing))}; nothing was pushed to {adapter.describe()}")
+    return strategy_for(adapter).stage_out(adapter, outputs)
+
+
+def _concurrently(jobs: list[Callable[[], T]]) -> list[T]:
+    """Run jobs on a few threads; re-raise the first failure after all have ended."""
+    if len(jobs) == 1:
+        return [jobs[0]()]
+    with ThreadPoolExecutor(max_workers=min(TRANSFER_THREADS, len(jobs))) as pool:
+        futures = [pool.submit(job) for job in jobs]
+    return [future.result() for future in futures]

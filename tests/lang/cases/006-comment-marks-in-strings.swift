@@ -1,0 +1,2 @@
+// Comment marks inside strings are ordinary text.
+trace("a#b", "c//d", "/*e*/");

@@ -1,0 +1,2 @@
+// The escapes \" \\ and \? in strings.
+trace("q\"q", "b\\s", "what\?");

@@ -1,0 +1,3 @@
+// [] is an empty array.
+int nothing[] = [];
+trace(size(nothing));

@@ -1,0 +1,9 @@
+// Parameter lists may be () or omitted.
+() hello() {
+  trace("hello");
+}
+bye {
+  trace("bye");
+}
+hello();
+bye();

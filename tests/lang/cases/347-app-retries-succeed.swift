@@ -1,0 +1,11 @@
+// TURBINE_APP_RETRIES_LOCAL=1 retries a failed app once.
+// ENV: TURBINE_APP_RETRIES_LOCAL=1
+import files;
+import string;
+app (void done) flaky(int needed) {
+  "sh" "-c" "n=$(cat attempts 2>/dev/null || echo 0); n=$((n+1)); echo $n > attempts; test $n -ge $0" needed
+}
+void d = flaky(2);
+wait (d) {
+  trace("attempts", trim(read(input("attempts"))));
+}

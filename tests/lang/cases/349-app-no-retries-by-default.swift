@@ -1,0 +1,12 @@
+// Without TURBINE_APP_RETRIES_LOCAL a failed app is not retried.
+// THIS-TEST-SHOULD-NOT-RUN
+// STDERR: command:
+import files;
+import string;
+app (void done) flaky(int needed) {
+  "sh" "-c" "n=$(cat attempts 2>/dev/null || echo 0); n=$((n+1)); echo $n > attempts; test $n -ge $0" needed
+}
+void d = flaky(2);
+wait (d) {
+  trace("attempts", trim(read(input("attempts"))));
+}

@@ -1,0 +1,3 @@
+// Python's stdout is program stdout.
+import python;
+python("print('from python')");

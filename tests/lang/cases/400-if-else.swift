@@ -1,0 +1,7 @@
+// if/else runs exactly one branch.
+int n = toint("5");
+if (n > 3) {
+  trace("big");
+} else {
+  trace("small");
+}

@@ -1,0 +1,2 @@
+// ** is left-associative.
+trace(2**3**2);

@@ -1,0 +1,3 @@
+// string / string joins with a slash.
+string d = "dir";
+trace(d / "file.txt", "a" / "b" / "c");

@@ -1,0 +1,3 @@
+// toint of digits followed by letters is a run-time error.
+// THIS-TEST-SHOULD-NOT-RUN
+trace(toint("12b"));

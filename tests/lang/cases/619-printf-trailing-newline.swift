@@ -1,0 +1,3 @@
+// A trailing \n in the format yields an extra empty line.
+import io;
+printf("line\n");

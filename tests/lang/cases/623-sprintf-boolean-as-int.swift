@@ -1,0 +1,3 @@
+// Integer conversions accept booleans.
+import string;
+trace(sprintf("%i %d", true, false));

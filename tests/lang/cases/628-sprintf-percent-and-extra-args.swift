@@ -1,0 +1,3 @@
+// %% is a percent sign; extra arguments are ignored.
+import string;
+trace(sprintf("100%%"), sprintf("%d", 1, 2));

@@ -1,0 +1,4 @@
+// A dangling % is a run-time error.
+// THIS-TEST-SHOULD-NOT-RUN
+import string;
+trace(sprintf("50%"));

@@ -1,0 +1,3 @@
+// join_args joins its arguments.
+import string;
+trace(join_args("-", "a", "b", "c"));

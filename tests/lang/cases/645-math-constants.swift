@@ -1,0 +1,3 @@
+// PI and E.
+import math;
+trace(PI, E);

@@ -1,0 +1,6 @@
+// pragma is not supported.
+// THIS-TEST-SHOULD-NOT-COMPILE
+// ERROR-AT: 5:1
+// STDERR: unsupported feature
+pragma worktypedef gpu;
+trace(1);

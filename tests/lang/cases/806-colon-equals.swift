@@ -1,0 +1,6 @@
+// := is not supported.
+// THIS-TEST-SHOULD-NOT-COMPILE
+// ERROR-AT: 6:1 or 6:3
+// STDERR: unsupported feature
+float u;
+u := 1.0;

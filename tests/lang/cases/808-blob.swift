@@ -1,0 +1,5 @@
+// blob is not supported.
+// THIS-TEST-SHOULD-NOT-COMPILE
+// ERROR-AT: 5:1
+// STDERR: unsupported feature
+blob b;

@@ -1,0 +1,193 @@
+"""App execution (spec §5.3) with real processes, through `run_leaf`."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shlex
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from engine.runtime.leaf import AppSpec, BuiltinCall, run_leaf
+from engine.scheduler.task import LeafError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def failure(spec: AppSpec) -> LeafError:
+    with pytest.raises(LeafError) as caught:
+        run_leaf(spec)
+    return caught.value
+
+
+def test_echo_inherits_stdout(capfd: pytest.CaptureFixture[str]) -> None:
+    print("before", flush=False)  # must not be overtaken by the child's output
+    assert run_leaf(AppSpec(argv=("echo", "hello", "world"))) is None
+    assert capfd.readouterr().out == "before\nhello world\n"
+
+
+def test_argument_with_spaces_stays_one_entry(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    run_leaf(AppSpec(argv=("printf", "[%s]", "a b", "", "c"), stdout=str(target)))
+    assert target.read_text() == "[a b][][c]"
+
+
+def test_tr_with_stdin_and_stdout_redirection(tmp_path: Path) -> None:
+    source = tmp_path / "note.txt"
+    source.write_text("quiet words\n")
+    target = tmp_path / "deep" / "er" / "loud.txt"  # parent directories are made
+    run_leaf(AppSpec(argv=("tr", "a-z", "A-Z"), stdin=str(source), stdout=str(target)))
+    assert target.read_text() == "QUIET WORDS\n"
+    assert os.listdir(target.parent) == ["loud.txt"]
+
+
+def test_stdout_target_appears_only_when_complete(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    target.write_text("old contents\n")
+    script = f"echo new; test \"$(cat {target})\" = 'old contents' || exit 3"
+    run_leaf(AppSpec(argv=("sh", "-c", script), stdout=str(target)))
+    assert target.read_text() == "new\n"
+    assert os.listdir(tmp_path) == ["out.txt"]
+
+
+def test_failed_app_leaves_no_partial_files(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    half = tmp_path / "half.dat"
+    script = f"echo partial; echo x > {half}; exit 4"
+    error = failure(AppSpec(argv=("sh", "-c", script), stdout=str(target), outputs=(str(target), str(half))))
+    assert error.message == f"<Child exited with code: 4>\ncommand: sh -c '{script}'"
+    assert error.retriable is True
+    assert os.listdir(tmp_path) == []
+
+
+def test_false_failure_message() -> None:
+    assert failure(AppSpec(argv=("false",))).message == "<Child exited with code: 1>\ncommand: false"
+
+
+def test_killed_by_signal() -> None:
+    error = failure(AppSpec(argv=("sh", "-c", "kill -KILL $$")))
+    assert error.message == "<Child killed by signal: SIGKILL>\ncommand: sh -c 'kill -KILL $$'"
+
+
+def test_program_not_found() -> None:
+    error = failure(AppSpec(argv=("no-such-program-xyz", "a b")))
+    assert error.message == (
+        "<Could not start: No such file or directory: no-such-program-xyz>\n"
+        "command: no-such-program-xyz 'a b'"
+    )
+
+
+def test_missing_stdin_file(tmp_path: Path) -> None:
+    missing = tmp_path / "absent.txt"
+    error = failure(AppSpec(argv=("cat",), stdin=str(missing), stdout=str(tmp_path / "o")))
+    assert error.message == f"<Could not start: No such file or directory: {missing}>\ncommand: cat"
+    assert os.listdir(tmp_path) == []
+
+
+def test_stderr_tail_in_error_and_forwarded(capfd: pytest.CaptureFixture[str]) -> None:
+    script = "for i in $(seq 1 30); do echo line$i >&2; done; printf 'no newline' >&2; exit 2"
+    error = failure(AppSpec(argv=("sh", "-c", script)))
+    expected_tail = [f"line{i}" for i in range(12, 31)] + ["no newline"]
+    assert error.message == (
+        f"<Child exited with code: 2>\ncommand: {shlex.join(['sh', '-c', script])}\nstderr (last lines):\n"
+        + "\n".join(expected_tail)
+    )
+    forwarded = capfd.readouterr().err
+    assert forwarded == "".join(f"line{i}\n" for i in range(1, 31)) + "no newline"
+
+
+def test_stderr_redirection(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "err.txt"
+    run_leaf(AppSpec(argv=("sh", "-c", "echo oops >&2; echo fine"), stderr=str(target)))
+    assert target.read_text() == "oops\n"
+    assert capfd.readouterr() == ("fine\n", "")
+
+
+def test_cwd_and_environment(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    spec = AppSpec(
+        argv=("sh", "-c", 'echo "$GREETING"; pwd'),
+        stdout="out.txt",  # relative to cwd
+        cwd=str(tmp_path),
+        env=(("GREETING", "hi there"), ("PATH", os.environ["PATH"])),
+    )
+    run_leaf(spec)
+    assert target.read_text() == f"hi there\n{tmp_path}\n"
+
+
+def test_leaf_error_survives_pickling() -> None:
+    error = pickle.loads(pickle.dumps(failure(AppSpec(argv=("false",)))))
+    assert isinstance(error, LeafError) and error.retriable and error.message.startswith("<Child exited")
+
+
+def test_specs_are_picklable() -> None:
+    spec = AppSpec(argv=("a",), stdout="o", outputs=("o",), env=(("K", "V"),))
+    assert pickle.loads(pickle.dumps(spec)) == spec
+
+
+@pytest.mark.parametrize("app_stderr", ["kept", "closed"])  # worker in the stderr pump / in wait()
+def test_sigterm_kills_the_apps_process_group(tmp_path: Path, app_stderr: str) -> None:
+    pids = tmp_path / "pids"
+    close = "exec 2>&-; " if app_stderr == "closed" else ""
+    script = f"{close}sleep 60 & echo $$ $! > {pids}.tmp; mv {pids}.tmp {pids}; wait"
+    worker_code = textwrap.dedent(
+        f"""
+        from engine.runtime.leaf import AppSpec, run_leaf
+        run_leaf(AppSpec(argv=("sh", "-c", {script!r})))
+        """
+    )
+    worker = subprocess.Popen([sys.executable, "-c", worker_code], cwd=REPO)
+    try:
+        deadline = time.monotonic() + 20
+        while not pids.exists():
+            assert time.monotonic() < deadline, "the app never started"
+            time.sleep(0.05)
+        app_pids = [int(p) for p in pids.read_text().split()]
+        time.sleep(0.2)  # let the worker settle in its pump or wait
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=20) == -signal.SIGTERM
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in app_pids):
+        assert time.monotonic() < deadline, "the app outlived its worker"
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+# ------------------------------------------------------------------ other payloads
+
+
+def test_builtin_call_on_a_worker() -> None:
+    assert run_leaf(BuiltinCall("sleep", (0.01,))) is None
+    assert run_leaf(BuiltinCall("argv", ("n",), script_args=("--n=5",))) == "5"
+
+
+def test_builtin_errors_become_final_leaf_errors() -> None:
+    with pytest.raises(LeafError) as caught:
+        run_leaf(BuiltinCall("argv", ("n",)))
+    assert caught.value.message == "argv(): The command line did not provide 'n'"
+    assert caught.value.retriable is False
+
+
+def test_internal_errors_never_escape() -> None:
+    with pytest.raises(LeafError, match="internal error: unknown builtin 'nope'"):
+        run_leaf(BuiltinCall("nope", ()))
+    with pytest.raises(LeafError, match="internal error in a leaf task \\(TypeError"):
+        run_leaf(BuiltinCall("strlen", (1, 2, 3)))
+    with pytest.raises(LeafError, match="unknown leaf payload str"):
+        run_leaf("echo hi")  # type: ignore[arg-type]

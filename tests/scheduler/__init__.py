@@ -1,0 +1,1 @@
+"""Tests of the scheduler: the pure state machine, policy, and real local workers."""

@@ -1,0 +1,119 @@
+"""Task runners for the scheduler tests, loaded by forked workers as "module:function".
+
+Each takes the task payload. Cross-attempt state (failure counters, crash
+markers) lives in files, since attempts may run in different processes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from engine.scheduler.task import LeafError
+from engine.scheduler.worker import on_terminate
+
+
+def call(payload: tuple[str, Any]) -> Any:
+    """The runner the tests give workers: `(name, argument)` calls the function of that name."""
+    name, argument = payload
+    return globals()[name](argument)
+
+
+RUNNER = f"{__name__}:call"
+
+
+def noop(payload: Any) -> Any:
+    """Return the payload unchanged."""
+    return payload
+
+
+def sleep(payload: float) -> float:
+    """Sleep `payload` seconds."""
+    time.sleep(payload)
+    return payload
+
+
+def fail(payload: tuple[str, bool]) -> None:
+    """Fail with the given message and retriable flag."""
+    message, retriable = payload
+    raise LeafError(message, retriable)
+
+
+def broken(payload: Any) -> None:
+    """A bug in the runner itself (not a LeafError)."""
+    raise ValueError(f"bad payload {payload!r}")
+
+
+def unpicklable(payload: Any) -> Any:
+    """Return a value that cannot travel back to the engine."""
+    return lambda: payload
+
+
+def fail_then_succeed(payload: tuple[str, int]) -> int:
+    """Fail (retriably) the first `n` times, counting attempts in a file; then return the count."""
+    counter, failures = Path(payload[0]), payload[1]
+    attempt = int(counter.read_text()) + 1 if counter.exists() else 1
+    counter.write_text(str(attempt))
+    if attempt <= failures:
+        raise LeafError(f"attempt {attempt} failed", retriable=True)
+    return attempt
+
+
+def crash_once(payload: str) -> str:
+    """SIGKILL the worker the first time (marker file absent); succeed afterwards."""
+    marker = Path(payload)
+    if not marker.exists():
+        marker.write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return "survived"
+
+
+def crash(payload: Any) -> None:
+    """Die abruptly every time."""
+    os._exit(3)
+
+
+def stubborn_child(payload: str) -> None:
+    """Start a child that ignores SIGTERM, without registering any cleanup; wait for it."""
+    child = subprocess.Popen(["sh", "-c", "trap '' TERM; sleep 300 & wait"])
+    Path(payload, str(os.getpid())).write_text(str(child.pid))
+    child.wait()
+
+
+def where(payload: Any) -> tuple[str, int]:
+    """The node name the worker exports, and the worker's pid."""
+    return os.environ["SWIFTCLOUD_NODE"], os.getpid()
+
+
+def app_then_hang(payload: str) -> None:
+    """Start a long child process like an app runner would (registering its cleanup),
+    write its pid to `payload/<worker pid>`, then wait for it."""
+    child = subprocess.Popen(["sleep", "300"])
+    unregister = on_terminate(child.kill)
+    Path(payload, str(os.getpid())).write_text(str(child.pid))
+    try:
+        child.wait()
+    finally:
+        unregister()
+
+
+def detached_child(payload: str) -> None:
+    """Start a child in its own session (out of reach of the worker's group); wait for it."""
+    child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    Path(payload, str(os.getpid())).write_text(str(child.pid))
+    child.wait()
+
+
+def orphan_then_crash(payload: str) -> str:
+    """The first time: start a long child, note its pid in `payload/child`, and die without
+    cleaning up. Afterwards: succeed."""
+    child_file = Path(payload, "child")
+    if not child_file.exists():
+        child = subprocess.Popen(["sleep", "300"])
+        child_file.write_text(str(child.pid))
+        os._exit(5)
+    return "second try"

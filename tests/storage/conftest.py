@@ -1,0 +1,102 @@
+"""Fixtures for the storage suite: real servers on 127.0.0.1, started and stopped by PID.
+
+MinIO, sshd and the s3fs mount are started once per session with the same
+service code users run (`swiftcloud services start`), each in a temporary
+state directory, and stopped in teardown by the PID they recorded; the s3fs
+mount is released by the mountpoint this fixture created. A component that
+cannot run here (MinIO not built, FUSE missing) skips its tests with a reason
+naming it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from storage_adapters.errors import MissingDependencyError, StorageConfigError
+from storage_adapters.services import minio, s3fs_mount, sshd
+from storage_adapters.services.common import ServiceRecord, stop_process
+
+LARGE_SIZE = 200 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LargeFile:
+    """A local file of random bytes and its SHA-256."""
+
+    path: str
+    digest: str
+    size: int
+
+
+def sha256_of(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(4 * 1024 * 1024), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="session")
+def large_file(tmp_path_factory: pytest.TempPathFactory) -> LargeFile:
+    """200 MB of random bytes, written once per session."""
+    path = tmp_path_factory.mktemp("large") / "large.bin"
+    digest = hashlib.sha256()
+    with open(path, "wb") as handle:
+        for _ in range(LARGE_SIZE // (8 * 1024 * 1024)):
+            block = os.urandom(8 * 1024 * 1024)
+            digest.update(block)
+            handle.write(block)
+    return LargeFile(str(path), digest.hexdigest(), LARGE_SIZE)
+
+
+@pytest.fixture(scope="session")
+def minio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
+    """A MinIO on a free loopback port with bucket `swiftcloud`."""
+    try:
+        minio.find_binary()
+    except MissingDependencyError as error:
+        pytest.skip(f"MinIO cannot run here: {error}")
+    state_dir = str(tmp_path_factory.mktemp("minio-state"))
+    record = minio.start(state_dir)
+    yield record
+    stop_process(record.pid, record.create_time)
+
+
+@pytest.fixture(scope="session")
+def sshd_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
+    """An OpenSSH sshd on a free loopback port with generated host and user keys."""
+    try:
+        sshd.find_binaries()
+    except MissingDependencyError as error:
+        pytest.skip(f"sshd cannot run here: {error}")
+    state_dir = str(tmp_path_factory.mktemp("sshd-state"))
+    record = sshd.start(state_dir)
+    yield record
+    stop_process(record.pid, record.create_time)
+
+
+@pytest.fixture(scope="session")
+def s3fs_mounted(minio_server: ServiceRecord, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
+    """The MinIO bucket mounted with s3fs-fuse; unmounted in teardown."""
+    try:
+        s3fs_mount.check_fuse()
+    except (MissingDependencyError, StorageConfigError) as error:
+        pytest.skip(f"s3fs-fuse cannot run here: {error}")
+    work_dir = tmp_path_factory.mktemp("s3fs-state")
+    record = s3fs_mount.mount(
+        minio_server.info["bucket"], str(work_dir / "mnt"), minio_server.info["endpoint_url"],
+        minio_server.secrets["access_key"], minio_server.secrets["secret_key"], str(work_dir),
+    )
+    yield record
+    s3fs_mount.unmount(record)
+
+
+def unique_name(prefix: str) -> str:
+    """A fresh name so tests sharing one server never see each other's files."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
