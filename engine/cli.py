@@ -40,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--retries", type=int, default=None, metavar="N",
                      help="re-run a failed app up to N more times (default: $SWIFTCLOUD_APP_RETRIES,"
                           " $TURBINE_APP_RETRIES_LOCAL, or 0)")
+    run.add_argument("--storage", metavar="NAME",
+                     help="where the workflow's files live: local, s3, scp, s3fs, ... (default: plain"
+                          " paths on this machine; see 'swiftcloud services --help')")
+    run.add_argument("--config", metavar="FILE",
+                     help="settings file with [storage.NAME] tables (default: ./swiftcloud.toml if present)")
     run.add_argument("script", help="the .swift file to run")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
 
@@ -90,13 +95,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.processes < 2:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
     program = compile_script(args.script, args.include)
-    run_dir = args.run_dir or next_run_dir()
-    log = RunLog(run_dir)
     workers = args.processes - 1
-    log.run_started(args.script, list(args.args), workers)
     progress = _progress_bar()
-    engine = Engine(program, workers=workers, script_args=args.args, run_log=log, progress=progress,
-                    app_retries=args.retries)
+    # The engine opens (and validates) the storage first: bad settings fail before any run starts.
+    engine = Engine(program, workers=workers, script_args=args.args, progress=progress,
+                    app_retries=args.retries, storage=args.storage, storage_config=args.config)
+    log = RunLog(args.run_dir or next_run_dir())
+    log.run_started(args.script, list(args.args), workers)
+    engine.run_log = log
     started = time.time()
     status = EXIT_RUNTIME
     try:

@@ -12,8 +12,7 @@
 //   --costs=quadratic|linear --segments=10 --derate=default|none|line:148=0.6,...
 //   --time-limit=10.0 (seconds per hour) --low=0.45 --high=1.12 --seed=2011
 //   --python=PATH (the interpreter with numpy/highspy; default: the engine's own)
-import files;
-import io;
+import assert;
 import python;
 import string;
 import sys;

@@ -53,7 +53,7 @@ class GridModel:
     gen_pmax: np.ndarray
     gen_cost_at_pmin: np.ndarray
     gen_segments: list[list[tuple[float, float]]]
-    cost_segments: int
+    cost_segments: int               # most pieces of any cost curve (1: linear costs)
     derated: dict[str, float] = field(default_factory=dict)
 
     @property

@@ -28,7 +28,7 @@ DEFAULT_DERATE: dict[str, float] = {"line:148": 0.6, "line:166": 0.5}
 _BUS_TYPE, _PD, _GS, _VA = 1, 2, 4, 8
 _REF = 3
 _F_BUS, _T_BUS, _BR_X, _RATE_A, _TAP, _SHIFT, _BR_STATUS = 0, 1, 3, 5, 8, 9, 10
-_GEN_BUS, _GEN_STATUS, _PMAX, _PMIN = 0, 7, 8, 9
+_GEN_BUS, _PMAX, _PMIN = 0, 8, 9
 _MODEL, _NCOST, _COST = 0, 3, 4
 _POLYNOMIAL = 2
 
@@ -97,7 +97,7 @@ def build_model(net: Any, segments: int, derated: Mapping[str, float], case: str
         gen_pmax=gen_pmax,
         gen_cost_at_pmin=np.asarray(at_pmin, dtype=np.float64),
         gen_segments=list(pieces),
-        cost_segments=segments,
+        cost_segments=max((len(p) for p in pieces), default=0),
         derated=dict(derated),
     )
 

@@ -19,7 +19,7 @@ DEFAULT_SEGMENTS = 10
 
 
 def parse_derate(text: str) -> dict[str, float]:
-    """"default", "none"/"", or comma-separated NAME=FACTOR pairs."""
+    """Parse --derate: "default", "none" (or empty), or comma-separated NAME=FACTOR pairs."""
     text = text.strip()
     if text == "default":
         return dict(network.DEFAULT_DERATE)
@@ -27,13 +27,11 @@ def parse_derate(text: str) -> dict[str, float]:
         return {}
     factors: dict[str, float] = {}
     for item in text.split(","):
-        name, sep, factor = item.strip().partition("=")
+        name, _, factor = item.strip().partition("=")
         try:
             factors[name] = float(factor)
         except ValueError:
             raise ValueError(f"derate: expected NAME=FACTOR, got '{item.strip()}'") from None
-        if not sep:
-            raise ValueError(f"derate: expected NAME=FACTOR, got '{item.strip()}'")
     return factors
 
 
@@ -59,8 +57,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"prepare_model: {e}", file=sys.stderr)
         return 1
     print(f"lmps: model {model.case}: {model.n_bus} buses, {model.n_branch} branches"
-          f" ({len(derate)} derated), {model.n_gen} generators, {args.costs} costs"
-          f" in {model.cost_segments if args.costs == 'quadratic' else 1} piece(s)")
+          f" ({len(derate)} derated), {model.n_gen} generators,"
+          f" {args.costs} costs, at most {model.cost_segments} linear piece(s) per curve")
     return 0
 
 

@@ -23,11 +23,16 @@ from engine.runtime.builtins.textform import text_form
 from engine.runtime.env import Env
 from engine.runtime.futures import READY, ArrayFuture, Container, FileFuture, Future, StructFuture, when_closed, when_path_known
 from engine.runtime.leaf import AppSpec, BuiltinCall
-from engine.runtime.values import _copy_closed_struct, deliver, new_value, to_python, when_deep_closed
+from engine.runtime.staging import StagingPlan
+from engine.runtime.values import _copy_closed_struct, deliver, new_value, place_file, to_python, when_deep_closed
 from engine.scheduler.task import Completion, LeafError, Task
 
 Callback = Callable[[], None]
 SHALLOW = frozenset({"size", "contains", "keys_integer", "keys_string"})
+# Builtins that read a file's contents on the engine (a store file is fetched first)
+# and builtins that name an existing file (checked in the store, not on local disk).
+CONTENT_READERS = frozenset({"read", "file_lines"})
+INPUT_FILES = frozenset({"input", "input_file"})
 
 
 def _noop() -> None:
@@ -84,20 +89,18 @@ class CallRunner:
         out_files = [o for o in outs if isinstance(o, FileFuture)]
         for f in out_files:
             if f.path is None and not f.mapped:
-                f.set_path(self.temp.new_path())
+                f.set_path(self.files.new_temp())
         prio = [self.ev(node.prio, env)] if node.prio is not None else []
         command = func.node.command
 
         def launch() -> None:
-            argv: list[str] = []
+            words: list[tuple[str, bool]] = []
             for word in command.words:
-                argv.extend(self._app_words(word, fenv))
+                words.extend(self._app_words(word, fenv))
             redirect = {name: self._app_path(getattr(command, name), fenv)
                         for name in ("stdin", "stdout", "stderr")}
-            spec = AppSpec(argv=tuple(argv), stdin=redirect["stdin"], stdout=redirect["stdout"],
-                           stderr=redirect["stderr"], outputs=tuple(f.path for f in out_files),
-                           label=func.name)
             inputs = tuple(p for a in args for p in _file_paths(a))
+            spec = self._app_spec(func.name, words, redirect, inputs, tuple(f.path for f in out_files))
             task = Task(id=0, kind="app", payload=spec, priority=prio[0].value if prio else 0,
                         inputs=inputs, label=func.name, retries=self.app_retries)
 
@@ -114,10 +117,33 @@ class CallRunner:
 
         when_deep_closed(args + prio, lambda: when_path_known(out_files, launch, node), node)
 
-    def _app_words(self, word: ast.Expr, fenv: Env) -> list[str]:
+    def _app_spec(self, label: str, words: list[tuple[str, bool]], redirect: dict[str, Optional[str]],
+                  inputs: tuple[str, ...], outputs: tuple[str, ...]) -> AppSpec:
+        """The command line for a worker: mount paths, or a staging plan for the worker to follow."""
+        files = self.files
+        if files.mode == "staging":
+            user = files.user_path
+            argv = tuple(user(w) if is_file else w for w, is_file in words)
+            plan = StagingPlan(
+                storage=files.name, config_path=files.config_path,
+                inputs=tuple(dict.fromkeys(user(p) for p in inputs)),
+                outputs=tuple(user(p) for p in outputs),
+                argv_files=tuple(i for i, (_, is_file) in enumerate(words) if is_file),
+                redirects=tuple((name, user(p)) for name, p in redirect.items() if p is not None))
+            return AppSpec(argv=argv, label=label, staging=plan)
+        for path in outputs:
+            files.prepare_output(path)
+        task_path = files.task_path
+        return AppSpec(argv=tuple(task_path(w) if is_file else w for w, is_file in words),
+                       stdin=_maybe(task_path, redirect["stdin"]), stdout=_maybe(task_path, redirect["stdout"]),
+                       stderr=_maybe(task_path, redirect["stderr"]),
+                       outputs=tuple(task_path(p) for p in outputs), label=label)
+
+    def _app_words(self, word: ast.Expr, fenv: Env) -> list[tuple[str, bool]]:
+        """Command-line words of one app argument, each flagged when it names a file."""
         if isinstance(word, ast.FilenameOf):
-            return _file_paths(self.ev(word.operand, fenv))
-        return _argv_texts(self.ev(word, fenv))
+            return [(p, True) for p in _file_paths(self.ev(word.operand, fenv))]
+        return _argv_words(self.ev(word, fenv))
 
     def _app_path(self, expr: Optional[ast.Expr], fenv: Env) -> Optional[str]:
         if expr is None:
@@ -141,6 +167,15 @@ class CallRunner:
 
         def fire() -> None:
             values = [to_python(h, shallow) for h in handles]
+            if name in CONTENT_READERS:
+                values = [self.files.local_copy(v) if isinstance(h, FileFuture) else v
+                          for h, v in zip(handles, values)]
+            elif name in INPUT_FILES and self.files.mode != "posix":
+                if not self.files.exists(values[0]):
+                    raise SwiftRuntimeError(f"{name}: file '{values[0]}' does not exist")
+                place_file(values[0], out)
+                done()
+                return
             if builtin.where == "engine":
                 if name == "python_persist":
                     self.flush_output()  # its print() writes straight to stdout: keep lines in order
@@ -211,15 +246,19 @@ def _file_paths(handle: Any) -> list[str]:
     return []
 
 
-def _argv_texts(handle: Any) -> list[str]:
-    """Command-line words of a closed value: one per scalar, arrays expanded in key order."""
+def _argv_words(handle: Any) -> list[tuple[str, bool]]:
+    """Command-line words of a closed value: one per scalar, arrays expanded in
+    key order; each flagged when it is a file's path."""
     if type(handle) is Future and isinstance(handle.value, Container):
         handle = handle.value
     if isinstance(handle, FileFuture):
-        return [handle.path or handle.value]
+        return [(handle.path or handle.value, True)]
     if isinstance(handle, ArrayFuture):
-        return [t for k in sorted(handle.elems) for t in _argv_texts(handle.elems[k])]
+        return [w for k in sorted(handle.elems) for w in _argv_words(handle.elems[k])]
     if isinstance(handle, StructFuture):
         raise SwiftRuntimeError("a struct cannot be passed on a command line")
-    return [text_form(handle.value)]
+    return [(text_form(handle.value), False)]
 
+
+def _maybe(fn: Callable[[str], str], path: Optional[str]) -> Optional[str]:
+    return None if path is None else fn(path)

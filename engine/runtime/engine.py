@@ -18,11 +18,12 @@ from typing import Any, Callable, Optional, Sequence
 from engine.errors import SwiftRuntimeError
 from engine.lang.ir import Program
 from engine.observe.runlog import RunLog
-from engine.runtime import futures
+from engine.runtime import futures, values
 from engine.runtime.env import Env
 from engine.runtime.files import TempFiles
 from engine.runtime.futures import PENDING, READY
 from engine.runtime.interp import Interpreter, countdown
+from engine.runtime.store import open_files
 from engine.runtime.loops import ForeachRun
 from engine.runtime.values import new_value
 from engine.scheduler.task import Completion, Task
@@ -55,11 +56,14 @@ class Engine(Interpreter):
     def __init__(self, program: Program, *, workers: int = 2, script_args: Sequence[str] = (),
                  run_log: Optional[RunLog] = None, progress: Optional[Any] = None,
                  scheduler_factory: Optional[Callable[[], Any]] = None,
-                 app_retries: Optional[int] = None) -> None:
+                 app_retries: Optional[int] = None, storage: Optional[str] = None,
+                 storage_config: Optional[str] = None) -> None:
         futures.reset()
         self.program = program
         self.workers = workers
         self.temp = TempFiles()
+        self.files = open_files(storage, storage_config, self.temp)
+        values.FILES = self.files
         self.fresh_files: set[str] = set()
         self.ctx = EngineContext(self, program.path, script_args)
         self.run_log = run_log
@@ -96,7 +100,8 @@ class Engine(Interpreter):
         self.callbacks[task.id] = callback
         if self.scheduler is None:
             self.flush_output()
-            self.scheduler = self.scheduler_factory() if self.scheduler_factory else _default_scheduler(self.workers)
+            self.scheduler = (self.scheduler_factory() if self.scheduler_factory
+                              else _default_scheduler(self.workers, self.files.locations))
         self.scheduler.submit(task)
         self.tasks_submitted += 1
         if self.run_log is not None:
@@ -123,6 +128,7 @@ class Engine(Interpreter):
             self.flush_output()
             if self.scheduler is not None:
                 self.scheduler.close(kill=not self.finished)
+            self.files.close()
             self.temp.cleanup()
 
     def _start(self, checked: Any) -> None:
@@ -198,7 +204,7 @@ def _env_int(name: str, default: int) -> int:
         return default
 
 
-def _default_scheduler(workers: int) -> Any:
+def _default_scheduler(workers: int, locate: Callable[[str], list[str]]) -> Any:
     from engine.scheduler.dispatch import Scheduler
-    return Scheduler(workers)
+    return Scheduler(workers, locate=locate)
 

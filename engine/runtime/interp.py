@@ -258,8 +258,9 @@ class Interpreter(ExprEvaluator, CallRunner):
         ForRun(self, s, env, done).start()
 
     def map_path(self, path: str) -> str:
-        """Where a mapped file lives (the storage layer may relocate it)."""
-        return path
+        """The name of a mapped file in the run's file layer (refused if it
+        escapes a configured store's root)."""
+        return self.files.user_path(path)
 
 
 def _target_name(target: ast.Expr) -> str:

@@ -15,6 +15,7 @@ from engine.runtime.apps import install_terminate_handler, run_app, terminate_ru
 from engine.runtime.builtins import BUILTINS
 from engine.runtime.builtins.context import SimpleContext
 from engine.runtime.pyleaf import run_python
+from engine.runtime.staging import StagingPlan, run_staged
 from engine.scheduler.task import LeafError
 from engine.scheduler.worker import on_terminate
 
@@ -30,6 +31,8 @@ class AppSpec:
     - `label`: the app function's name, for logs.
     - `cwd`: working directory (None: the worker's).
     - `env`: the child's complete environment (None: the worker's).
+    - `staging`: a `StagingPlan` when the files live in a staging-mode store
+      (the worker fetches inputs and pushes outputs around the run).
     """
 
     argv: tuple[str, ...]
@@ -40,6 +43,7 @@ class AppSpec:
     label: str = ""
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] | None = None
+    staging: StagingPlan | None = None
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,10 @@ def run_leaf(payload: AppSpec | PythonSpec | BuiltinCall) -> Any:
     try:
         if isinstance(payload, AppSpec):
             _ensure_app_cleanup()
-            run_app(payload)
+            if payload.staging is not None:
+                run_staged(payload, payload.staging, run_app)
+            else:
+                run_app(payload)
             return None
         if isinstance(payload, PythonSpec):
             return run_python(payload)

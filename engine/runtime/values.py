@@ -15,12 +15,14 @@ from typing import Any, Callable, Optional
 from engine.errors import SwiftRuntimeError
 from engine.lang import ast
 from engine.lang.types import FILE, FLOAT, ArrayType, StructType, Type, base_of
-from engine.runtime import files
 from engine.runtime.futures import (
     READY, ArrayFuture, Container, FileFuture, Future, StructFuture, when_closed, when_path_known,
 )
 
 Callback = Callable[[], None]
+
+# The run's file layer (`engine.runtime.store`): set by the engine at start.
+FILES: Any = None
 
 
 def new_value(t: Type, name: str = "", mapped: bool = False, owned: bool = True) -> Any:
@@ -113,7 +115,11 @@ def from_python(value: Any, t: Type, name: str = "") -> Any:
 
 
 def deliver(value: Any, dest: Any, t: Type, fresh_files: set[str]) -> None:
-    """Store a builtin's result into `dest` and release the producer's write reference."""
+    """Store a builtin's result into `dest` and release the producer's write reference.
+
+    A file result is either a local file the builtin just wrote (in
+    `fresh_files`: it is moved into the run's file layer) or the path of an
+    existing file (`input_file`, `glob`)."""
     bt = base_of(t)
     if isinstance(dest, ArrayFuture):
         items = value.items() if isinstance(value, dict) else enumerate(value)
@@ -121,7 +127,8 @@ def deliver(value: Any, dest: Any, t: Type, fresh_files: set[str]) -> None:
             dest.insert(k, from_python(v, bt.elem))
         dest.decr()
     elif isinstance(dest, FileFuture):
-        place_file(value, dest, move=value in fresh_files)
+        fresh = value in fresh_files
+        place_file(value, dest, local=fresh)
     elif isinstance(dest, StructFuture):
         raise SwiftRuntimeError("internal error: library function returned a struct (please report)")
     elif bt == FLOAT and isinstance(value, int) and not isinstance(value, bool):
@@ -130,19 +137,29 @@ def deliver(value: Any, dest: Any, t: Type, fresh_files: set[str]) -> None:
         dest.set(value)
 
 
-def place_file(src_path: str, dest: FileFuture, move: bool = False, done: Optional[Callback] = None) -> None:
-    """Make `dest` hold the file at `src_path`: share the path if `dest` is
-    unmapped, else copy (or move a fresh temporary) to its mapped path."""
+def place_file(src: str, dest: FileFuture, local: bool = False, done: Optional[Callback] = None) -> None:
+    """Make `dest` hold the file `src`: a path in the run's file layer, or
+    (`local`) a local file just written, which is moved in.
+
+    An unmapped `dest` shares the source's path; a mapped one gets a copy at
+    its own path (atomically: the store or a temp name + rename)."""
+    files = FILES
     if not dest.mapped:
-        dest.close_at(src_path)
+        if local and files.mode != "posix":
+            path = files.new_temp()
+            files.publish(src, path, move=True)
+            src = path
+        dest.close_at(src)
         if done:
             done()
         return
 
     def finish() -> None:
         assert dest.path is not None
-        if dest.path != src_path:
-            files.transfer(src_path, dest.path, move=move)
+        if local:
+            files.publish(src, dest.path, move=True)
+        elif dest.path != src:
+            files.copy(src, dest.path)
         dest.set(dest.path)
         if done:
             done()

@@ -1,0 +1,168 @@
+"""Where a run's files live: the local file system, or a store chosen with `--storage`.
+
+The runtime names files by the paths the script gives them (`filename(f)`
+returns exactly that). This module turns those names into something usable:
+
+- `PosixFiles` — no `--storage`: LANGUAGE.md's plain semantics; a path is a
+  path on this machine (relative to the working directory), unmapped files go
+  to `$SWIFT_TMP`.
+- `StoreFiles` — `--storage NAME`: a path is a logical path inside the store
+  (one that escapes the store root is refused); unmapped files live in the
+  store too, under `_swiftcloud/tmp/RUN/`. In shared mode (local, s3fs,
+  mosastore, ...) tasks use the mount paths directly; in staging mode (s3, scp)
+  each worker fetches a task's inputs into its scratch directory and pushes
+  its outputs after it (see `engine.runtime.staging`).
+
+Engine-side builtins that read or write file contents (`read`, `file_lines`,
+`write`) go through `local_copy` / `publish`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from typing import Any, Optional
+
+from engine.errors import SwiftRuntimeError
+from engine.runtime import files
+
+
+class PosixFiles:
+    """The embedded default: files are local paths."""
+
+    mode = "posix"
+    name = ""
+    config_path: Optional[str] = None
+
+    def __init__(self, temp: files.TempFiles) -> None:
+        self.temp = temp
+
+    def user_path(self, path: str) -> str:
+        return path
+
+    def task_path(self, path: str) -> str:
+        """The path a task (or an engine builtin) opens for file `path`."""
+        return path
+
+    def local_copy(self, path: str) -> str:
+        return path
+
+    def new_temp(self) -> str:
+        return self.temp.new_path()
+
+    def publish(self, local: str, path: str, move: bool = False) -> None:
+        files.transfer(local, path, move=move)
+
+    def copy(self, src: str, dest: str) -> None:
+        files.transfer(src, dest)
+
+    def exists(self, path: str) -> bool:
+        return os.path.isfile(path)
+
+    def prepare_output(self, path: str) -> None:
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, exist_ok=True)
+
+    def locations(self, path: str) -> list[str]:
+        return []
+
+    def close(self) -> None:
+        self.temp.cleanup()
+
+
+class StoreFiles:
+    """Files inside a storage adapter's store."""
+
+    def __init__(self, adapter: Any, name: str, config_path: Optional[str]) -> None:
+        self.adapter = adapter
+        self.name = name
+        self.config_path = config_path
+        self.mode = adapter.mode
+        self.run_prefix = f"_swiftcloud/tmp/{uuid.uuid4().hex[:12]}"
+        self.counter = 0
+        self.temps: list[str] = []
+        self.cache_dir = tempfile.mkdtemp(prefix="swiftcloud-engine-")
+        self.autodelete = os.environ.get("SWIFT_TMP_AUTODELETE", "1") != "0"
+
+    def user_path(self, path: str) -> str:
+        """The logical path for a script's file name (refusing escapes from the root)."""
+        from storage_adapters import StorageError
+        try:
+            return self.adapter.logical_file(path)
+        except StorageError as e:
+            raise SwiftRuntimeError(f"file '{path}': {e}") from None
+
+    def task_path(self, path: str) -> str:
+        """Shared mode: the mount path tasks use. (Staging mode never calls this.)"""
+        return self.adapter.local_path(self.user_path(path))
+
+    def local_copy(self, path: str) -> str:
+        """A local path holding the contents of store file `path` (for engine builtins)."""
+        logical = self.user_path(path)
+        if self.mode == "shared":
+            return self.adapter.local_path(logical)
+        target = os.path.join(self.cache_dir, *logical.split("/"))
+        if not os.path.exists(target):
+            self._transfer(lambda: self.adapter.get_file(logical, target), f"fetch '{path}'")
+        return target
+
+    def new_temp(self) -> str:
+        self.counter += 1
+        path = f"{self.run_prefix}/{self.counter}.turbine"
+        self.temps.append(path)
+        return path
+
+    def publish(self, local: str, path: str, move: bool = False) -> None:
+        logical = self.user_path(path)
+        self._transfer(lambda: self.adapter.put_file(local, logical), f"store '{path}'")
+        if move:
+            os.unlink(local)
+
+    def copy(self, src: str, dest: str) -> None:
+        self.publish(self.local_copy(src), dest)
+
+    def exists(self, path: str) -> bool:
+        return bool(self.adapter.isfile(self.user_path(path)))
+
+    def prepare_output(self, path: str) -> None:
+        if self.mode == "shared":
+            os.makedirs(os.path.dirname(self.task_path(path)), exist_ok=True)
+
+    def locations(self, path: str) -> list[str]:
+        try:
+            return list(self.adapter.locations(self.user_path(path)))
+        except Exception:  # noqa: BLE001 - placement is a hint; never fail a run for it
+            return []
+
+    def _transfer(self, action: Any, what: str) -> None:
+        from storage_adapters import StorageError
+        try:
+            action()
+        except FileNotFoundError as e:
+            raise SwiftRuntimeError(f"could not {what}: not found in {self.adapter.describe()}") from e
+        except StorageError as e:
+            raise SwiftRuntimeError(f"could not {what}: {e}") from e
+
+    def close(self) -> None:
+        try:
+            if self.autodelete:
+                for path in self.temps:
+                    try:
+                        self.adapter.rm(path)
+                    except Exception:  # noqa: BLE001 - best effort clean-up of temporaries
+                        pass
+        finally:
+            shutil.rmtree(self.cache_dir, ignore_errors=True)
+            self.adapter.close()
+
+
+def open_files(storage: Optional[str], config_path: Optional[str], temp: files.TempFiles) -> PosixFiles | StoreFiles:
+    """The file layer for a run: plain paths, or the named store (validated now,
+    before any task runs)."""
+    if not storage:
+        return PosixFiles(temp)
+    from storage_adapters import open_storage
+    adapter = open_storage(storage, config_path)
+    return StoreFiles(adapter, storage, config_path)

@@ -1,0 +1,295 @@
+"""The MosaStore manager: namespace and metadata server, benefactor registry, garbage collector.
+
+Clients ask it for names, attributes and chunk lists (one `open` per file
+open, never one request per chunk), reserve inode numbers for new files,
+ask for a placement plan and commit finished files. Benefactors register by
+heart-beating every second; one that is silent for `dead_after` seconds is
+not given new chunks (its replicas still serve reads when it comes back).
+State lives in SQLite (`metadata.Metadata`), so a restart keeps every
+committed file. A collector thread deletes the chunks of removed or
+replaced files from their benefactors.
+
+    python -m storage_adapters.mosastore manager --listen 127.0.0.1:7000 \\
+        --db /var/lib/mosastore/meta.db --secret-file /etc/mosastore/secret
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import logging
+import socket
+import threading
+import time
+from typing import Any
+
+from storage_adapters.mosastore.auth import check_secret, read_secret_file
+from storage_adapters.mosastore.metadata import Metadata, check_name
+from storage_adapters.mosastore.placement import (
+    LOCATION_XATTR,
+    PLACEMENT_XATTR,
+    Hint,
+    choose_group_node,
+    holders,
+    make_plan,
+    parse_hint,
+)
+from storage_adapters.mosastore.protocol import Header, ok
+from storage_adapters.mosastore.rpc import PoolSet
+from storage_adapters.mosastore.server import Reply, Server
+
+log = logging.getLogger("mosastore.manager")
+DEFAULT_CHUNK_SIZE = 1024 * 1024
+READDIR_BATCH = 1000
+GC_BATCH = 2000
+
+
+def _int(request: Header, key: str) -> int:
+    value = request[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{key} must be an integer")
+    return value
+
+
+class Manager:
+    """The request handlers (`op_*`) and background duties of the manager."""
+
+    def __init__(self, metadata: Metadata, secret: bytes, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                 dead_after: float = 4.0) -> None:
+        self.metadata = metadata
+        self.chunk_size = chunk_size
+        self.dead_after = dead_after
+        # node -> (last heartbeat on the monotonic clock, free bytes, capacity bytes)
+        self._seen: dict[str, tuple[float, int, int]] = {}
+        self._addresses = metadata.known_benefactors()
+        self._lock = threading.Lock()
+        self._pools = PoolSet(secret, retry_for=2.0)
+        self._stopping = threading.Event()
+
+    # ----- benefactors -----
+
+    def live(self) -> dict[str, int]:
+        """Live benefactors → free bytes."""
+        now = time.monotonic()
+        with self._lock:
+            return {node: free for node, (seen, free, _) in self._seen.items() if now - seen < self.dead_after}
+
+    def op_heartbeat(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        node, address = check_name(request["node"]), str(request["address"])
+        with self._lock:
+            known = self._addresses.get(node)
+            self._seen[node] = (time.monotonic(), _int(request, "free"), _int(request, "capacity"))
+            self._addresses[node] = address
+        if known != address:
+            self.metadata.save_benefactor(node, address)
+            log.info("benefactor %s registered at %s", node, address)
+        return ok(), b""
+
+    def op_benefactors(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        live = self.live()
+        with self._lock:
+            nodes = {node: {"address": address, "alive": node in live, "free": live.get(node, 0)}
+                     for node, address in self._addresses.items()}
+        return ok(nodes=nodes), b""
+
+    # ----- namespace -----
+
+    def op_ping(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        return ok(role="manager", chunk_size=self.chunk_size), b""
+
+    def op_getattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        return ok(attrs=self.metadata.getattr(_int(request, "ino"))), b""
+
+    def op_lookup(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        return ok(attrs=self.metadata.lookup(_int(request, "parent"), request["name"])), b""
+
+    def op_readdir(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        entries = self.metadata.readdir(_int(request, "ino"), _int(request, "after"), READDIR_BATCH)
+        return ok(entries=entries), b""
+
+    def op_open(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        return ok(file=self.metadata.open(_int(request, "ino"))), b""
+
+    def op_mkdir(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        attrs = self.metadata.mkdir(_int(request, "parent"), request["name"], _int(request, "mode"),
+                                    _int(request, "uid"), _int(request, "gid"))
+        return ok(attrs=attrs), b""
+
+    def op_unlink(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        self.metadata.unlink(_int(request, "parent"), request["name"])
+        return ok(), b""
+
+    def op_rmdir(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        self.metadata.rmdir(_int(request, "parent"), request["name"])
+        return ok(), b""
+
+    def op_rename(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        self.metadata.rename(_int(request, "old_parent"), request["old_name"], _int(request, "new_parent"),
+                             request["new_name"], _int(request, "flags"))
+        return ok(), b""
+
+    def op_setattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        changes = {key: _int(request, key) for key in ("mode", "uid", "gid", "mtime_ns") if key in request}
+        return ok(attrs=self.metadata.setattr(_int(request, "ino"), changes)), b""
+
+    def op_statfs(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        live = self.live()
+        with self._lock:
+            capacity = sum(self._seen[node][2] for node in live)
+        return ok(free=sum(live.values()), capacity=capacity, **self.metadata.statfs()), b""
+
+    # ----- writing files -----
+
+    def op_reserve(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        """A new inode number and the placement plan inherited from the parent directory."""
+        parent = _int(request, "parent")
+        self.metadata.getattr(parent)
+        plan = self._plan(self._inherited_hint(parent), str(request["writer"]))
+        return ok(ino=self.metadata.reserve(), chunk_size=self.chunk_size, plan=plan), b""
+
+    def op_plan(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        """The plan for an explicit hint, or for the hint inherited from `parent`."""
+        hint = parse_hint(request["hint"]) if request.get("hint") else self._inherited_hint(_int(request, "parent"))
+        return ok(plan=self._plan(hint, str(request["writer"]))), b""
+
+    def op_commit(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        fields = {key: request[key] for key in ("size", "chunk_size", "chunks", "mode", "uid", "gid", "mtime_ns", "xattrs")}
+        _check_chunks(fields["chunks"])
+        attrs = self.metadata.commit(_int(request, "ino"), _int(request, "parent"), check_name(request["name"]), fields)
+        return ok(attrs=attrs), b""
+
+    def op_discard(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        """Chunks of a write that was abandoned: collect them."""
+        _check_chunks(request["chunks"])
+        self.metadata.add_garbage(request["chunks"])
+        return ok(), b""
+
+    def _inherited_hint(self, ino: int) -> Hint:
+        for _, xattrs in self.metadata.parent_chain(ino):
+            if PLACEMENT_XATTR in xattrs:
+                return parse_hint(bytes.fromhex(xattrs[PLACEMENT_XATTR]).decode())
+        return Hint()
+
+    def _plan(self, hint: Hint, writer: str) -> dict[str, object]:
+        live = self.live()
+        if not live:
+            raise OSError(errno.ENOSPC, "no live benefactor to store data on")
+        group_node = None
+        if hint.kind == "collocate":
+            group_node = self.metadata.group_node(hint.group)
+            if group_node not in live:
+                group_node = choose_group_node(live, self.metadata.groups_per_node())
+                self.metadata.set_group_node(hint.group, group_node)
+        return make_plan(hint, writer, live, group_node).to_json()
+
+    # ----- extended attributes -----
+
+    def op_getxattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        ino, name = _int(request, "ino"), str(request["name"])
+        if name == LOCATION_XATTR:
+            opened = self.metadata.open(ino)
+            return ok(), ",".join(holders(opened["chunks"])).encode()
+        value = self.metadata.xattrs(ino).get(name)
+        if value is None:
+            raise OSError(errno.ENODATA, "no such attribute")
+        return ok(), bytes.fromhex(value)
+
+    def op_setxattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        ino, name = _int(request, "ino"), str(request["name"])
+        if name == LOCATION_XATTR:
+            raise OSError(errno.EPERM, f"{LOCATION_XATTR} is read-only")
+        if name == PLACEMENT_XATTR:
+            try:
+                parse_hint(bytes(payload).decode())
+            except (UnicodeDecodeError, ValueError) as error:
+                raise OSError(errno.EINVAL, str(error)) from error
+        xattrs = self.metadata.xattrs(ino)
+        xattrs[name] = bytes(payload).hex()
+        self.metadata.set_xattrs(ino, xattrs)
+        return ok(), b""
+
+    def op_listxattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        ino = _int(request, "ino")
+        names = sorted(self.metadata.xattrs(ino))
+        return ok(names=names), b""
+
+    def op_removexattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        ino, name = _int(request, "ino"), str(request["name"])
+        xattrs = self.metadata.xattrs(ino)
+        if xattrs.pop(name, None) is None:
+            raise OSError(errno.ENODATA, "no such attribute")
+        self.metadata.set_xattrs(ino, xattrs)
+        return ok(), b""
+
+    # ----- garbage collection -----
+
+    def collect_garbage_forever(self, interval: float = 0.5) -> None:
+        """Delete discarded chunks from live benefactors until `stop()`."""
+        while not self._stopping.wait(interval):
+            try:
+                self.collect_garbage()
+            except Exception:  # noqa: BLE001 - keep collecting; the rows stay for the next round
+                log.exception("garbage collection failed")
+
+    def collect_garbage(self) -> int:
+        """One round: returns how many chunk copies were deleted."""
+        live = self.live()
+        by_node: dict[str, list[str]] = {}
+        for key, node in self.metadata.garbage(GC_BATCH):
+            by_node.setdefault(node, []).append(key)
+        deleted = 0
+        for node, keys in by_node.items():
+            address = self._addresses.get(node)
+            if node not in live or address is None:
+                continue
+            try:
+                self._pools.get(address).call("delete", keys=keys)
+            except OSError as error:
+                log.warning("could not delete %d chunks on %s: %s", len(keys), node, error)
+                continue
+            self.metadata.collected([(key, node) for key in keys])
+            deleted += len(keys)
+        return deleted
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._pools.close()
+
+
+def _check_chunks(chunks: Any) -> None:
+    if not isinstance(chunks, list) or not all(
+        isinstance(c, list) and len(c) == 3 and isinstance(c[0], str) and isinstance(c[1], list)
+        and all(isinstance(n, str) for n in c[1]) and isinstance(c[2], int) for c in chunks
+    ):
+        raise ValueError("chunks must be [[key, [node, ...], length], ...]")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a manager in the foreground until SIGTERM/SIGINT."""
+    from storage_adapters.mosastore.daemon import run_until_signal, setup_logging
+
+    parser = argparse.ArgumentParser(prog="mosastore manager", description="MosaStore metadata manager")
+    parser.add_argument("--listen", required=True, help="HOST:PORT to listen on")
+    parser.add_argument("--db", required=True, help="SQLite file holding the namespace")
+    parser.add_argument("--secret-file", required=True, help="mode-600 file holding the shared secret")
+    parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, help="bytes per chunk (default 1 MiB)")
+    parser.add_argument("--dead-after", type=float, default=4.0, help="seconds without heartbeat before a benefactor is dead")
+    parser.add_argument("--durable", action="store_true", help="fsync every metadata transaction")
+    args = parser.parse_args(argv)
+    setup_logging("manager")
+    secret = check_secret(read_secret_file(args.secret_file))
+    if not 4096 <= args.chunk_size <= 64 * 1024 * 1024:
+        parser.error("--chunk-size must be between 4 KiB and 64 MiB")
+    metadata = Metadata(args.db, durable=args.durable)
+    manager = Manager(metadata, secret, args.chunk_size, args.dead_after)
+    host, _, port = args.listen.rpartition(":")
+    server = Server(manager, "manager", secret, host, int(port))
+    threading.Thread(target=manager.collect_garbage_forever, daemon=True).start()
+    log.info("manager listening on %s:%s, metadata in %s", server.host, server.port, args.db)
+    try:
+        run_until_signal(server.serve_forever)
+    finally:
+        server.shutdown()
+        manager.stop()
+        metadata.close()
+    return 0

@@ -1,0 +1,154 @@
+"""Blocking RPC clients for the manager and the benefactors: authenticated, pooled, retrying.
+
+`Pool(address, secret)` keeps idle authenticated connections to one server;
+`call(op, payload, **fields)` borrows one, sends the request and returns the
+success reply and its payload, or raises `RemoteError` (an `OSError` with the
+server's errno). A broken connection is dropped and the call is tried again
+on a fresh one; while the server cannot be reached the call keeps trying with
+backoff for `retry_for` seconds (long for the manager, so that a manager
+restart is ridden out; short for benefactors, so that a read moves on to
+another replica at once). Pools are thread-safe; the FUSE client calls them
+from trio worker threads.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+import threading
+import time
+from typing import Any
+
+from storage_adapters.mosastore.auth import AuthenticationError, client_handshake
+from storage_adapters.mosastore.protocol import Header, ProtocolError, raise_for, recv_message, send_message
+
+CALL_TIMEOUT = 120.0
+CONNECT_TIMEOUT = 5.0
+
+
+class Unreachable(ConnectionError):
+    """The server could not be reached (or kept dropping the connection) within the retry window."""
+
+
+def parse_address(address: str) -> tuple[str, int]:
+    """`host:port` → (host, port)."""
+    host, separator, port = address.rpartition(":")
+    if not separator or not host or not port.isdigit():
+        raise ValueError(f"bad address {address!r}: expected HOST:PORT")
+    return host.strip("[]"), int(port)
+
+
+class Connection:
+    """One authenticated connection; not thread-safe (a pool hands it to one thread at a time)."""
+
+    def __init__(self, address: str, secret: bytes, timeout: float = CALL_TIMEOUT) -> None:
+        host, port = parse_address(address)
+        self.sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+        try:
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.role = client_handshake(self.sock, secret)
+            self.sock.settimeout(timeout)
+        except BaseException:
+            self.sock.close()
+            raise
+
+    def call(self, header: Header, payload: bytes | bytearray | memoryview = b"") -> tuple[Header, bytearray]:
+        send_message(self.sock, header, payload)
+        message = recv_message(self.sock)
+        if message is None:
+            raise ProtocolError("the server closed the connection")
+        return message
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class Pool:
+    """Idle connections to one server, reused across calls and threads."""
+
+    def __init__(self, address: str, secret: bytes, retry_for: float = 60.0, max_idle: int = 16) -> None:
+        self.address = address
+        self._secret = secret
+        self._retry_for = retry_for
+        self._max_idle = max_idle
+        self._idle: list[Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def call(self, op: str, payload: bytes | bytearray | memoryview = b"", **fields: Any) -> tuple[Header, bytearray]:
+        """Run one request; returns the success reply and its payload."""
+        header = {"op": op, **fields}
+        deadline = time.monotonic() + self._retry_for
+        delay = 0.05
+        fresh_tries = 0
+        while True:
+            connection, fresh = self._borrow()
+            try:
+                if connection is None:
+                    connection = Connection(self.address, self._secret)
+                    fresh = True
+                reply, data = connection.call(header, payload)
+            except AuthenticationError:
+                if connection is not None:
+                    connection.close()
+                raise
+            except (OSError, ProtocolError) as error:
+                if connection is not None:
+                    connection.close()
+                if not fresh:
+                    continue  # a stale idle connection (server restarted): try a new one at once
+                fresh_tries += 1
+                if time.monotonic() + delay > deadline:
+                    raise Unreachable(errno.EHOSTUNREACH, f"cannot reach {self.address}: {error}") from error
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+                continue
+            self._give_back(connection)
+            return raise_for(reply), data
+
+    def ping(self) -> Header:
+        """One round trip (also proves the secret): the server's `ping` reply."""
+        return self.call("ping")[0]
+
+    def close(self) -> None:
+        """Close every idle connection; later calls open new ones."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
+
+    def _borrow(self) -> tuple[Connection | None, bool]:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop(), False
+        return None, True
+
+    def _give_back(self, connection: Connection) -> None:
+        with self._lock:
+            if len(self._idle) < self._max_idle:
+                self._idle.append(connection)
+                return
+        connection.close()
+
+
+class PoolSet:
+    """One pool per server address, created on first use."""
+
+    def __init__(self, secret: bytes, retry_for: float) -> None:
+        self._secret = secret
+        self._retry_for = retry_for
+        self._pools: dict[str, Pool] = {}
+        self._lock = threading.Lock()
+
+    def get(self, address: str) -> Pool:
+        with self._lock:
+            pool = self._pools.get(address)
+            if pool is None:
+                pool = self._pools[address] = Pool(address, self._secret, self._retry_for)
+            return pool
+
+    def close(self) -> None:
+        with self._lock:
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.close()

@@ -1,0 +1,114 @@
+"""A small threaded TCP server shared by the manager and the benefactors.
+
+One thread per connection: it authenticates the peer (`auth.server_handshake`),
+then loops receive → dispatch → reply. A request `{"op": "lookup", ...}` is
+handled by the service object's `op_lookup(request, payload, sock)`, which
+returns `(reply_header, reply_payload)` or None when it has written its reply
+itself (a benefactor streams chunks with `sendfile`). An `OSError` becomes an
+error reply with its errno; a malformed request becomes EINVAL; anything else
+is logged and answered with EIO, so one bad request never kills the server.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import socket
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from storage_adapters.mosastore.auth import AuthenticationError, server_handshake
+from storage_adapters.mosastore.protocol import Header, ProtocolError, failure, recv_message, send_message
+
+log = logging.getLogger("mosastore.server")
+
+Reply = tuple[Header, bytes | bytearray | memoryview] | None
+Handler = Callable[[Header, bytearray, socket.socket], Reply]
+
+
+class Server:
+    """Accepts authenticated connections and dispatches their requests to `service.op_*`."""
+
+    def __init__(self, service: Any, role: str, secret: bytes, host: str, port: int) -> None:
+        self._service = service
+        self._role = role
+        self._secret = secret
+        self._listener = socket.create_server((host, port), backlog=128, reuse_port=False)
+        self.host, self.port = self._listener.getsockname()[:2]
+        self._connections: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+
+    def serve_forever(self) -> None:
+        """Accept connections until `shutdown()`."""
+        while not self._stopping.is_set():
+            try:
+                sock, peer = self._listener.accept()
+            except OSError:
+                if self._stopping.is_set():
+                    return
+                raise
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                self._connections.add(sock)
+            threading.Thread(target=self._serve_connection, args=(sock, peer), daemon=True).start()
+
+    def shutdown(self) -> None:
+        """Stop accepting and drop every open connection."""
+        self._stopping.set()
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._listener.close()
+        with self._lock:
+            connections = list(self._connections)
+        for sock in connections:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def _serve_connection(self, sock: socket.socket, peer: tuple[str, int]) -> None:
+        try:
+            server_handshake(sock, self._secret, self._role)
+            self._loop(sock)
+        except AuthenticationError as error:
+            log.warning("refused connection from %s:%s: %s", peer[0], peer[1], error)
+        except (ProtocolError, ConnectionError, TimeoutError) as error:
+            log.debug("connection from %s:%s ended: %s", peer[0], peer[1], error)
+        except OSError as error:
+            if not self._stopping.is_set():
+                log.debug("connection from %s:%s failed: %s", peer[0], peer[1], error)
+        finally:
+            with self._lock:
+                self._connections.discard(sock)
+            sock.close()
+
+    def _loop(self, sock: socket.socket) -> None:
+        while True:
+            message = recv_message(sock)
+            if message is None:
+                return
+            request, payload = message
+            reply = self._dispatch(request, payload, sock)
+            if reply is not None:
+                send_message(sock, reply[0], reply[1])
+
+    def _dispatch(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        op = request.get("op")
+        handler = getattr(self._service, f"op_{op}", None) if isinstance(op, str) and op.isidentifier() else None
+        if handler is None:
+            return failure(errno.ENOSYS, f"unknown operation {op!r}"), b""
+        try:
+            return handler(request, payload, sock)
+        except (ConnectionError, ProtocolError):
+            raise
+        except OSError as error:
+            return failure(error.errno or errno.EIO, error.strerror or str(error)), b""
+        except (KeyError, TypeError, ValueError) as error:
+            return failure(errno.EINVAL, f"bad {op} request: {error}"), b""
+        except Exception:  # noqa: BLE001 - one bad request must not take the server down
+            log.exception("internal error in %s", op)
+            return failure(errno.EIO, f"internal error in {op}"), b""
