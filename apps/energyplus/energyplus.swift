@@ -42,6 +42,8 @@ except ImportError:
     binary = weather = ""
 """;
 
+argv_accept("orientations", "first_orientation", "orientation_step", "heights", "min_height", "max_height",
+            "period", "out", "template", "energyplus", "weather");
 int orientations = toint(argv("orientations", "10"));
 float first_orientation = tofloat(argv("first_orientation", "10"));
 float orientation_step = tofloat(argv("orientation_step", "10"));

@@ -106,7 +106,9 @@ class CallRunner:
 
             def finished(c: Completion) -> None:
                 if not c.ok:
-                    raise SwiftRuntimeError(f"app function '{func.name}' failed: {c.error}")
+                    tries = f" after {c.attempts} attempts" if c.attempts > 1 else ""
+                    raise SwiftRuntimeError(f"{node.file}:{node.line}: app function '{func.name}'"
+                                            f" (task {c.task_id}) failed{tries}: {c.error}")
                 for out in outs:
                     if isinstance(out, FileFuture):
                         out.close_at(out.path)

@@ -116,17 +116,16 @@ class Manager:
         return ok(attrs=attrs), b""
 
     def op_unlink(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
-        self.metadata.unlink(_int(request, "parent"), request["name"])
-        return ok(), b""
+        return ok(ino=self.metadata.unlink(_int(request, "parent"), request["name"])), b""
 
     def op_rmdir(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
         self.metadata.rmdir(_int(request, "parent"), request["name"])
         return ok(), b""
 
     def op_rename(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
-        self.metadata.rename(_int(request, "old_parent"), request["old_name"], _int(request, "new_parent"),
-                             request["new_name"], _int(request, "flags"))
-        return ok(), b""
+        replaced = self.metadata.rename(_int(request, "old_parent"), request["old_name"], _int(request, "new_parent"),
+                                        request["new_name"], _int(request, "flags"))
+        return ok(replaced=replaced), b""
 
     def op_setattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
         changes = {key: _int(request, key) for key in ("mode", "uid", "gid", "mtime_ns") if key in request}
@@ -148,8 +147,8 @@ class Manager:
         return ok(ino=self.metadata.reserve(), chunk_size=self.chunk_size, plan=plan), b""
 
     def op_plan(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
-        """The plan for an explicit hint, or for the hint inherited from `parent`."""
-        hint = parse_hint(request["hint"]) if request.get("hint") else self._inherited_hint(_int(request, "parent"))
+        """The plan for an explicit hint, or for the hint of inode `start` or its nearest ancestor."""
+        hint = parse_hint(request["hint"]) if request.get("hint") else self._inherited_hint(_int(request, "start"))
         return ok(plan=self._plan(hint, str(request["writer"]))), b""
 
     def op_commit(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
@@ -187,7 +186,10 @@ class Manager:
     def op_getxattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
         ino, name = _int(request, "ino"), str(request["name"])
         if name == LOCATION_XATTR:
-            opened = self.metadata.open(ino)
+            try:
+                opened = self.metadata.open(ino)
+            except IsADirectoryError as error:
+                raise OSError(errno.ENODATA, "directories have no location") from error
             return ok(), ",".join(holders(opened["chunks"])).encode()
         value = self.metadata.xattrs(ino).get(name)
         if value is None:

@@ -39,9 +39,6 @@ CREATE TABLE IF NOT EXISTS benefactors (node TEXT PRIMARY KEY, address TEXT NOT 
 CREATE TABLE IF NOT EXISTS garbage (key TEXT NOT NULL, node TEXT NOT NULL, PRIMARY KEY (key, node));
 """
 
-ATTR_COLUMNS = "ino, parent, mode, uid, gid, size, mtime_ns, ctime_ns, version"
-
-
 def fail(code: int, message: str) -> OSError:
     return OSError(code, message)
 
@@ -144,7 +141,8 @@ class Metadata:
             row = self._row(db, ino)
             if stat.S_ISDIR(row["mode"]):
                 raise fail(errno.EISDIR, "is a directory")
-            return {**_attrs(row), "chunk_size": row["chunk_size"], "chunks": json.loads(row["chunks"])}
+            return {**_attrs(row), "parent": row["parent"], "chunk_size": row["chunk_size"],
+                    "chunks": json.loads(row["chunks"]), "xattrs": json.loads(row["xattrs"])}
 
     def parent_chain(self, ino: int) -> list[tuple[int, dict[str, str]]]:
         """(inode, xattrs) from `ino` up to the root, for inherited placement hints."""
@@ -184,7 +182,8 @@ class Metadata:
             self._touch(db, parent, now)
             return _attrs(self._row(db, ino))
 
-    def unlink(self, parent: int, name: str) -> None:
+    def unlink(self, parent: int, name: str) -> int:
+        """Remove a file; returns its inode number."""
         with self._tx() as db:
             self._directory(db, parent)
             row = self._child(db, parent, name)
@@ -194,6 +193,7 @@ class Metadata:
                 raise fail(errno.EISDIR, "is a directory")
             self._drop_file(db, row)
             self._touch(db, parent, time.time_ns())
+            return row["ino"]
 
     def rmdir(self, parent: int, name: str) -> None:
         with self._tx() as db:
@@ -207,8 +207,9 @@ class Metadata:
             db.execute("DELETE FROM inodes WHERE ino = ?", (row["ino"],))
             self._touch(db, parent, time.time_ns())
 
-    def rename(self, old_parent: int, old_name: str, new_parent: int, new_name: str, flags: int = 0) -> None:
-        """POSIX rename in one transaction: the target, if any, is replaced atomically."""
+    def rename(self, old_parent: int, old_name: str, new_parent: int, new_name: str, flags: int = 0) -> int | None:
+        """POSIX rename in one transaction: the target, if any, is replaced atomically.
+        Returns the inode number of the replaced file, if one was."""
         if flags & RENAME_EXCHANGE:
             raise fail(errno.EINVAL, "RENAME_EXCHANGE is not supported")
         with self._tx() as db:
@@ -219,7 +220,7 @@ class Metadata:
             check_name(new_name)
             target = self._child(db, new_parent, new_name)
             if target is not None and target["ino"] == source["ino"]:
-                return
+                return None
             if target is not None and flags & RENAME_NOREPLACE:
                 raise fail(errno.EEXIST, "target exists")
             moving_dir = stat.S_ISDIR(source["mode"])
@@ -241,6 +242,7 @@ class Metadata:
                        (new_parent, new_name, now, source["ino"]))
             self._touch(db, old_parent, now)
             self._touch(db, new_parent, now)
+            return target["ino"] if target is not None else None
 
     def commit(self, ino: int, parent: int, name: str, fields: dict[str, Any]) -> dict[str, Any]:
         """Publish a written file: insert it under parent/name (replacing a file there),

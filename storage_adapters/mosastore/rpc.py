@@ -80,7 +80,6 @@ class Pool:
         header = {"op": op, **fields}
         deadline = time.monotonic() + self._retry_for
         delay = 0.05
-        fresh_tries = 0
         while True:
             connection, fresh = self._borrow()
             try:
@@ -97,7 +96,6 @@ class Pool:
                     connection.close()
                 if not fresh:
                     continue  # a stale idle connection (server restarted): try a new one at once
-                fresh_tries += 1
                 if time.monotonic() + delay > deadline:
                     raise Unreachable(errno.EHOSTUNREACH, f"cannot reach {self.address}: {error}") from error
                 time.sleep(delay)

@@ -32,18 +32,6 @@ pytest.importorskip("pandapower", reason="pandapower is not installed: run setup
 
 REPO = Path(__file__).resolve().parents[2]
 
-
-def _see_repository_apps() -> None:
-    """This test directory is a package named `apps` too: under pytest's default import
-    mode it hides the repository's `apps` package, so let it also search that one."""
-    import apps
-
-    if str(REPO / "apps") not in list(apps.__path__):
-        apps.__path__.append(str(REPO / "apps"))
-
-
-_see_repository_apps()
-
 import numpy as np  # noqa: E402  (after the skips: numpy comes with them)
 import pandapower as pp  # noqa: E402
 from pandapower.auxiliary import OPFNotConverged  # noqa: E402

@@ -1,0 +1,26 @@
+"""`python -m storage_adapters.mosastore manager|benefactor|mount ...`: run one MosaStore process."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    roles = ("manager", "benefactor", "mount")
+    if not args or args[0] not in roles:
+        print(f"usage: python -m storage_adapters.mosastore {{{'|'.join(roles)}}} [options] (--help for each)",
+              file=sys.stderr)
+        return 2
+    role, rest = args[0], args[1:]
+    if role == "manager":
+        from storage_adapters.mosastore.manager import main as run
+    elif role == "benefactor":
+        from storage_adapters.mosastore.benefactor import main as run
+    else:
+        from storage_adapters.mosastore.client.mount import main as run
+    return run(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

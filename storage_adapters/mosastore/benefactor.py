@@ -1,0 +1,180 @@
+"""A MosaStore benefactor: stores chunks in a node-local directory and serves them.
+
+One per node. Chunks are plain files named by their key under `--dir`
+(a tmpfs such as /dev/shm keeps them in RAM); a chunk is written to a
+temporary name and renamed, so a reader never sees a partial chunk. Reads
+stream with `sendfile`. Keys are checked against a strict pattern, so a
+request can never name a file outside the chunk directory. A thread
+heart-beats to the manager every second with the node name, the address
+clients should use, and the free space.
+
+    python -m storage_adapters.mosastore benefactor --node n1 --dir /local/chunks \\
+        --listen 0.0.0.0:7001 --advertise n1.cluster:7001 --manager head:7000 --secret-file S
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import logging
+import os
+import re
+import shutil
+import socket
+import threading
+import uuid
+
+from storage_adapters.mosastore.auth import check_secret, read_secret_file
+from storage_adapters.mosastore.metadata import check_name
+from storage_adapters.mosastore.protocol import Header, ok, send_message
+from storage_adapters.mosastore.rpc import Pool
+from storage_adapters.mosastore.server import Reply, Server
+
+log = logging.getLogger("mosastore.benefactor")
+KEY_PATTERN = re.compile(r"^[0-9a-f]{1,16}-[0-9a-f]{16}-[0-9]{1,9}$")
+HEARTBEAT_INTERVAL = 1.0
+
+
+def chunk_key(ino: int, write_id: str, index: int) -> str:
+    """The key of chunk `index` of one write of inode `ino` (`write_id`: 16 hex digits)."""
+    return f"{ino:x}-{write_id}-{index}"
+
+
+def new_write_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+class ChunkStore:
+    """Chunks as files in one directory tree, sharded by two hex digits."""
+
+    def __init__(self, directory: str, capacity: int | None = None) -> None:
+        self.directory = os.path.abspath(directory)
+        os.makedirs(self.directory, exist_ok=True)
+        self._capacity = capacity
+
+    def path(self, key: str) -> str:
+        if not isinstance(key, str) or not KEY_PATTERN.match(key):
+            raise OSError(errno.EINVAL, f"invalid chunk key {key!r}")
+        return os.path.join(self.directory, key.split("-")[1][:2], key)
+
+    def put(self, key: str, data: bytearray) -> None:
+        final = self.path(key)
+        os.makedirs(os.path.dirname(final), exist_ok=True)
+        temporary = f"{final}.tmp-{uuid.uuid4().hex[:8]}"
+        try:
+            with open(temporary, "wb") as handle:
+                handle.write(data)
+            os.replace(temporary, final)
+        except BaseException:
+            try:
+                os.remove(temporary)
+            except FileNotFoundError:
+                pass
+            raise
+
+    def delete(self, keys: list[str]) -> int:
+        removed = 0
+        for key in keys:
+            try:
+                os.remove(self.path(key))
+                removed += 1
+            except FileNotFoundError:
+                pass
+        return removed
+
+    def space(self) -> tuple[int, int]:
+        """(capacity, free) in bytes."""
+        usage = shutil.disk_usage(self.directory)
+        if self._capacity is None:
+            return usage.total, usage.free
+        used = sum(entry.stat().st_size for shard in os.scandir(self.directory) if shard.is_dir()
+                   for entry in os.scandir(shard.path))
+        return self._capacity, max(0, min(usage.free, self._capacity - used))
+
+
+class Benefactor:
+    """Request handlers of one benefactor."""
+
+    def __init__(self, node: str, store: ChunkStore) -> None:
+        self.node = node
+        self.store = store
+
+    def op_ping(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        return ok(role="benefactor", node=self.node), b""
+
+    def op_put(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        self.store.put(request["key"], payload)
+        return ok(), b""
+
+    def op_get(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        """Stream `length` bytes of a chunk from `offset` (the whole chunk by default)."""
+        path = self.store.path(request["key"])
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            offset = max(0, int(request.get("offset", 0)))
+            length = int(request.get("length", -1))
+            count = max(0, size - offset) if length < 0 else max(0, min(length, size - offset))
+            send_message(sock, ok(n=count))
+            if count:
+                sock.sendfile(handle, offset, count)
+        return None
+
+    def op_delete(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        keys = request["keys"]
+        if not isinstance(keys, list):
+            raise TypeError("keys must be a list")
+        return ok(removed=self.store.delete(keys)), b""
+
+    def op_space(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+        capacity, free = self.store.space()
+        return ok(capacity=capacity, free=free), b""
+
+
+def heartbeat_forever(manager: Pool, node: str, address: str, store: ChunkStore, stop: threading.Event) -> None:
+    """Tell the manager we are alive (and how much room we have) every second."""
+    registered = False
+    while True:
+        capacity, free = store.space()
+        try:
+            manager.call("heartbeat", node=node, address=address, capacity=capacity, free=free)
+            if not registered:
+                log.info("registered with the manager at %s as %s (%s)", manager.address, node, address)
+                registered = True
+        except OSError as error:
+            log.warning("heartbeat to the manager failed: %s", error)
+            registered = False
+        if stop.wait(HEARTBEAT_INTERVAL):
+            return
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a benefactor in the foreground until SIGTERM/SIGINT."""
+    from storage_adapters.mosastore.daemon import run_until_signal, setup_logging
+
+    parser = argparse.ArgumentParser(prog="mosastore benefactor", description="MosaStore benefactor (chunk server)")
+    parser.add_argument("--node", required=True, help="this node's name (as workers see it)")
+    parser.add_argument("--dir", required=True, help="node-local directory for chunks (tmpfs for RAM)")
+    parser.add_argument("--listen", required=True, help="HOST:PORT to listen on (port 0: any free port)")
+    parser.add_argument("--advertise", help="HOST:PORT clients use to reach us (default: the listening address)")
+    parser.add_argument("--manager", required=True, help="the manager's HOST:PORT")
+    parser.add_argument("--secret-file", required=True, help="mode-600 file holding the shared secret")
+    parser.add_argument("--capacity-mb", type=int, help="offer at most this much space")
+    args = parser.parse_args(argv)
+    setup_logging(f"benefactor {args.node}")
+    secret = check_secret(read_secret_file(args.secret_file))
+    node = check_name(args.node)
+    store = ChunkStore(args.dir, args.capacity_mb * 1024 * 1024 if args.capacity_mb else None)
+    host, _, port = args.listen.rpartition(":")
+    server = Server(Benefactor(node, store), "benefactor", secret, host, int(port))
+    address = args.advertise or f"{server.host}:{server.port}"
+    stop = threading.Event()
+    manager = Pool(args.manager, secret, retry_for=0.5)
+    threading.Thread(target=heartbeat_forever, args=(manager, node, address, store, stop), daemon=True).start()
+    log.info("benefactor %s serving %s on %s", node, store.directory, address)
+    try:
+        run_until_signal(server.serve_forever)
+    finally:
+        stop.set()
+        server.shutdown()
+        manager.close()
+    return 0

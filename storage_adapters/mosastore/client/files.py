@@ -1,0 +1,263 @@
+"""Open files of the FUSE client: chunked readers of committed files, and files being written.
+
+A `ChunkReader` serves reads of a committed file from its chunk list (got
+once at open): it asks the chunk cache for the chunks a read covers and
+reads ahead when access is sequential.
+
+A `PendingFile` is a file being written. Its bytes go to an anonymous local
+spool file (any write pattern works: appends, overwrites, holes,
+truncation). As soon as a chunk is complete and sequentially written it is
+uploaded in the background to the benefactors its placement plan names; a
+later write into an uploaded chunk marks it dirty. `commit()` (on close)
+uploads what is left, then asks the manager to publish the file in one
+transaction: until then no other client can see it, so a file is never
+visible half-written. `discard()` drops a write (its writer was killed) and
+hands the uploaded chunks to the manager's garbage collector.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from storage_adapters.mosastore.benefactor import chunk_key, new_write_id
+from storage_adapters.mosastore.client.cache import ChunkCache
+from storage_adapters.mosastore.client.netem import LinkEmulator
+from storage_adapters.mosastore.client.store import StoreClient
+from storage_adapters.mosastore.placement import Plan, chunk_nodes
+
+PARALLEL_UPLOADS = 8
+
+
+@dataclass
+class Context:
+    """What open files share: the store, the chunk cache, the task nursery, local settings."""
+
+    client: StoreClient
+    cache: ChunkCache
+    nursery: trio.Nursery
+    links: LinkEmulator
+    spool_dir: str
+    readahead: int = 8
+    upload_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(16))
+
+    async def call(self, op: str, payload: bytes = b"", **fields: Any) -> tuple[dict[str, Any], bytearray]:
+        """A manager request from a worker thread."""
+        return await trio.to_thread.run_sync(lambda: self.client.call(op, payload, **fields))
+
+
+class ChunkReader:
+    """Reads of one committed file version."""
+
+    def __init__(self, context: Context, opened: dict[str, Any], reader: str) -> None:
+        self._context = context
+        self.size: int = opened["size"]
+        self.version: int = opened["version"]
+        self._chunk_size: int = opened["chunk_size"] or 1
+        self._chunks: list[list[Any]] = opened["chunks"]
+        self._reader = reader
+        self._next_offset = 0
+
+    async def read(self, offset: int, size: int) -> bytes:
+        end = min(offset + size, self.size)
+        if offset >= end:
+            return b""
+        first, last = offset // self._chunk_size, (end - 1) // self._chunk_size
+        cache = self._context.cache
+        ahead = self._context.readahead if offset in (0, self._next_offset) else 0
+        for index in range(first, min(last + 1 + ahead, len(self._chunks))):
+            key, nodes, length = self._chunks[index]
+            cache.prefetch(key, nodes, length, self._reader)
+        self._next_offset = end
+        parts = []
+        for index in range(first, last + 1):
+            key, nodes, length = self._chunks[index]
+            data = await cache.get(key, nodes, length, self._reader)
+            base = index * self._chunk_size
+            parts.append(memoryview(data)[max(offset, base) - base:min(end, base + length) - base])
+        return bytes(parts[0]) if len(parts) == 1 else b"".join(parts)
+
+
+class PendingFile:
+    """A file being written through this mount, invisible elsewhere until `commit()`."""
+
+    def __init__(self, context: Context, ino: int, parent: int, name: str, attrs: dict[str, int],
+                 writer: str, plan: Plan, chunk_size: int, xattrs: dict[str, str], committed: bool) -> None:
+        self._context = context
+        self.ino, self.parent, self.name = ino, parent, name
+        self.attrs = dict(attrs)  # mode, uid, gid, mtime_ns
+        self.writer = writer
+        self.plan = plan
+        self.chunk_size = chunk_size
+        self.xattrs = dict(xattrs)
+        self.committed = committed  # the inode exists at the manager (an in-place rewrite)
+        self.unlinked = self.aborted = False
+        self.changed = True
+        self.opens = 0
+        self.size = 0
+        self._contiguous = 0  # bytes [0, _contiguous) were written in order
+        self._scheduled = 0  # chunks below this index were handed to background upload
+        self._uploaded: dict[int, list[Any]] = {}
+        self._inflight: dict[int, trio.Event] = {}
+        self._dirty: set[int] = set()
+        self._committed_keys: set[str] = set()
+        self._superseded: list[list[Any]] = []
+        self._error: OSError | None = None
+        self._write_id = new_write_id()
+        self._sequence = 0
+        self._lock = trio.Lock()
+        self._spool = _spool(context.spool_dir, ino)
+
+    # ----- local I/O -----
+
+    def entry_attrs(self) -> dict[str, int]:
+        now = time.time_ns()
+        return {"ino": self.ino, "size": self.size, "version": 0, "nlink": 1, "ctime_ns": now, **self.attrs}
+
+    def read(self, offset: int, size: int) -> bytes:
+        return os.pread(self._spool, max(0, min(size, self.size - offset)), offset) if offset < self.size else b""
+
+    async def write(self, offset: int, data: bytes) -> int:
+        os.pwrite(self._spool, data, offset)
+        end = offset + len(data)
+        self.size = max(self.size, end)
+        self.changed = True
+        self.attrs["mtime_ns"] = time.time_ns()
+        if offset <= self._contiguous:
+            self._contiguous = max(self._contiguous, end)
+        for index in range(offset // self.chunk_size, (end - 1) // self.chunk_size + 1 if data else 0):
+            if index in self._uploaded or index in self._inflight:
+                self._dirty.add(index)
+        complete = self._contiguous // self.chunk_size
+        while self._scheduled < complete:
+            while len(self._inflight) >= PARALLEL_UPLOADS:
+                await next(iter(self._inflight.values())).wait()
+            index = self._scheduled
+            self._scheduled += 1
+            if index not in self._uploaded and index not in self._inflight:
+                self._start_upload(index)
+        return len(data)
+
+    def truncate(self, size: int) -> None:
+        os.ftruncate(self._spool, size)
+        if size < self.size:
+            self._dirty.update(index for index in self._uploaded if (index + 1) * self.chunk_size > size)
+            self._contiguous = min(self._contiguous, size)
+            self._scheduled = min(self._scheduled, size // self.chunk_size)
+        self.size = size
+        self.changed = True
+        self.attrs["mtime_ns"] = time.time_ns()
+
+    def replan(self, plan: Plan) -> None:
+        """A new placement (its hint or writer changed): everything uploaded goes again at commit."""
+        self.plan = plan
+        self._dirty.update(self._uploaded)
+        self.changed = True
+
+    def planned_nodes(self) -> list[str]:
+        """Nodes that hold (or will hold) this file's chunks."""
+        count = max(1, -(-self.size // self.chunk_size))
+        seen: dict[str, None] = {}
+        for index in range(count):
+            for node in (self._uploaded[index][1] if index in self._uploaded and index not in self._dirty
+                         else chunk_nodes(self.plan, index)):
+                seen.setdefault(node)
+        return list(seen)
+
+    # ----- uploads -----
+
+    def _start_upload(self, index: int) -> None:
+        self._dirty.discard(index)
+        self._inflight[index] = trio.Event()
+        self._context.nursery.start_soon(self._upload, index)
+
+    async def _upload(self, index: int) -> None:
+        try:
+            offset = index * self.chunk_size
+            length = max(0, min(self.chunk_size, self.size - offset))
+            data = os.pread(self._spool, length, offset)
+            key = chunk_key(self.ino, self._write_id, self._sequence)
+            self._sequence += 1
+            nodes = chunk_nodes(self.plan, index)
+            async with trio.open_nursery() as copies:
+                for node in nodes:
+                    copies.start_soon(self._put_copy, node, key, data)
+            previous = self._uploaded.get(index)
+            if previous is not None and previous[0] not in self._committed_keys:
+                self._superseded.append(previous)
+            self._uploaded[index] = [key, nodes, length]
+        except OSError as error:
+            self._error = error
+        finally:
+            self._inflight.pop(index).set()
+
+    async def _put_copy(self, node: str, key: str, data: bytes) -> None:
+        await trio.to_thread.run_sync(self._context.client.put, node, key, data, limiter=self._context.upload_limiter)
+        await self._context.links.transfer(self.writer, node, len(data))
+
+    async def _drain(self) -> None:
+        while self._inflight:
+            await next(iter(self._inflight.values())).wait()
+
+    # ----- publication -----
+
+    async def commit(self) -> dict[str, Any] | None:
+        """Upload what is missing and publish the file; returns its attributes (None if nothing to do)."""
+        async with self._lock:
+            if self.aborted or self.unlinked or not self.changed:
+                return None
+            await self._drain()
+            count = -(-self.size // self.chunk_size)
+            missing = [index for index in range(count) if index not in self._uploaded or index in self._dirty
+                       or self._uploaded[index][2] != min(self.chunk_size, self.size - index * self.chunk_size)]
+            for index in missing:
+                while len(self._inflight) >= PARALLEL_UPLOADS:
+                    await next(iter(self._inflight.values())).wait()
+                self._start_upload(index)
+            await self._drain()
+            if self._error is not None:
+                error, self._error = self._error, None
+                raise error
+            for index in [index for index in self._uploaded if index >= count]:
+                chunk = self._uploaded.pop(index)
+                if chunk[0] not in self._committed_keys:
+                    self._superseded.append(chunk)
+            chunks = [self._uploaded[index] for index in range(count)]
+            reply, _ = await self._context.call(
+                "commit", ino=self.ino, parent=self.parent, name=self.name, size=self.size,
+                chunk_size=self.chunk_size, chunks=chunks, xattrs=self.xattrs, **self.attrs)
+            self.committed = True
+            self.changed = False
+            self._committed_keys = {chunk[0] for chunk in chunks}
+            await self._collect(self._superseded)
+            self._superseded = []
+            return reply["attrs"]
+
+    async def discard(self) -> None:
+        """Abandon the write: nothing more is published; uploaded chunks are collected."""
+        async with self._lock:
+            self.aborted = True
+            await self._drain()
+            leftovers = [c for c in self._uploaded.values() if c[0] not in self._committed_keys] + self._superseded
+            self._uploaded, self._superseded = {}, []
+            await self._collect(leftovers)
+
+    async def _collect(self, chunks: list[list[Any]]) -> None:
+        if chunks:
+            await self._context.call("discard", chunks=chunks)
+
+    def close(self) -> None:
+        """Drop the local spool (after the last handle is released)."""
+        os.close(self._spool)
+
+
+def _spool(directory: str, ino: int) -> int:
+    """An anonymous local file (unlinked at once, so nothing is left behind by a crash)."""
+    path = os.path.join(directory, f"spool-{ino}-{new_write_id()}")
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    os.unlink(path)
+    return descriptor

@@ -1,0 +1,387 @@
+"""The MosaStore FUSE file system (the SAI): POSIX calls turned into manager and benefactor requests.
+
+Names, attributes and directories come from the manager. A file opened for
+reading gets its chunk list in one `open` request and is then read from the
+benefactors through the chunk cache. A file created (or opened for writing)
+becomes a `PendingFile`, visible on this mount only (the `_overlay` maps its
+name) until it is committed at close. Close-to-open consistency follows:
+`open` always asks the manager for the current version, and the kernel page
+cache is kept across opens only while the version is unchanged (content
+under one version never changes). A close by a process that was killed
+discards the file instead of publishing it (see `callers`).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import stat
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pyfuse3
+import trio
+
+from storage_adapters.mosastore.client.cache import ChunkCache
+from storage_adapters.mosastore.client.callers import caller_node, killed_by_signal, thread_group
+from storage_adapters.mosastore.client.common import decode_name, entry, translated
+from storage_adapters.mosastore.client.files import ChunkReader, Context, PendingFile
+from storage_adapters.mosastore.client.netem import LinkEmulator
+from storage_adapters.mosastore.client.store import StoreClient
+from storage_adapters.mosastore.client.xattrs import XattrOperations
+from storage_adapters.mosastore.metadata import RENAME_EXCHANGE, RENAME_NOREPLACE
+from storage_adapters.mosastore.placement import Plan
+
+log = logging.getLogger("mosastore.client")
+
+
+@dataclass
+class Handle:
+    """One open file: a pending file (being written, or read before commit) or a chunk reader."""
+
+    pending: PendingFile | None
+    reader: ChunkReader | None
+    tgid: int
+    writable: bool
+
+
+class MosaFS(XattrOperations, pyfuse3.Operations):
+    """pyfuse3 operations over one MosaStore namespace."""
+
+    def __init__(self, client: StoreClient, node: str, spool_dir: str, chunk_size: int,
+                 timeout: float = 1.0, cache_bytes: int = 256 * 1024 * 1024, readahead: int = 8,
+                 links: LinkEmulator | None = None) -> None:
+        super().__init__()
+        self.client = client
+        self.node = node
+        self.chunk_size = chunk_size
+        self._spool_dir = spool_dir
+        self._timeout = timeout
+        self._cache_bytes = cache_bytes
+        self._readahead = readahead
+        self._links = links or LinkEmulator(0)
+        self._pending: dict[int, PendingFile] = {}
+        self._overlay: dict[tuple[int, str], int] = {}
+        self._handles: dict[int, Handle] = {}
+        self._next_handle = 1
+        self._versions: dict[int, int] = {}  # inode -> version the kernel may hold pages of
+
+    async def run(self) -> None:
+        """Serve requests until unmounted (or SIGTERM/SIGINT)."""
+        async with trio.open_nursery() as nursery:
+            cache = ChunkCache(self.client, self._cache_bytes, nursery, self._links)
+            self.context = Context(self.client, cache, nursery, self._links, self._spool_dir, self._readahead)
+            nursery.start_soon(self._stop_on_signal)
+            await pyfuse3.main()
+            nursery.cancel_scope.cancel()
+
+    async def _stop_on_signal(self) -> None:
+        import signal
+
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for _ in signals:
+                pyfuse3.terminate()
+                return
+
+    def _entry(self, attrs: dict[str, Any]) -> pyfuse3.EntryAttributes:
+        return entry(attrs, self._timeout, self.chunk_size)
+
+    def _attrs_of(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """Attributes as this mount sees them: a file being rewritten here shows its local state."""
+        pending = self._pending.get(attrs["ino"])
+        return pending.entry_attrs() if pending is not None else attrs
+
+    def _handle(self, fh: int) -> Handle:
+        handle = self._handles.get(fh)
+        if handle is None:
+            raise pyfuse3.FUSEError(errno.EBADF)
+        return handle
+
+    def _add_handle(self, handle: Handle) -> int:
+        fh = self._next_handle
+        self._next_handle += 1
+        self._handles[fh] = handle
+        if handle.pending is not None:
+            handle.pending.opens += 1
+        return fh
+
+    # ----- names and attributes -----
+
+    @translated
+    async def lookup(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+        text = decode_name(name, missing=True)
+        ino = self._overlay.get((parent_inode, text))
+        if ino is not None:
+            return self._entry(self._pending[ino].entry_attrs())
+        reply, _ = await self.context.call("lookup", parent=parent_inode, name=text)
+        return self._entry(self._attrs_of(reply["attrs"]))
+
+    @translated
+    async def getattr(self, inode: int, ctx: pyfuse3.RequestContext | None = None) -> pyfuse3.EntryAttributes:
+        pending = self._pending.get(inode)
+        if pending is not None:
+            return self._entry(pending.entry_attrs())
+        return self._entry((await self.context.call("getattr", ino=inode))[0]["attrs"])
+
+    @translated
+    async def setattr(self, inode: int, attr: pyfuse3.EntryAttributes, fields: pyfuse3.SetattrFields,
+                      fh: int | None, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+        changes: dict[str, int] = {}
+        if fields.update_mode:
+            changes["mode"] = attr.st_mode & 0o7777
+        if fields.update_uid:
+            changes["uid"] = attr.st_uid
+        if fields.update_gid:
+            changes["gid"] = attr.st_gid
+        if fields.update_mtime:
+            changes["mtime_ns"] = attr.st_mtime_ns
+        pending = self._pending.get(inode)
+        if fields.update_size:
+            if pending is None:
+                # Truncating a closed file: rewrite it as a new version at once.
+                node = caller_node(thread_group(ctx.pid), self.node)
+                temporary = await self._open_for_write(inode, node, truncate=attr.st_size == 0)
+                temporary.truncate(attr.st_size)
+                try:
+                    await self._commit(temporary)
+                finally:
+                    temporary.close()
+                    del self._pending[inode]
+            else:
+                pending.truncate(attr.st_size)
+        if changes:
+            if pending is not None:
+                mode = changes.pop("mode", None)
+                if mode is not None:
+                    pending.attrs["mode"] = stat.S_IFMT(pending.attrs["mode"]) | mode
+                pending.attrs.update(changes)
+                pending.changed = True
+            else:
+                await self.context.call("setattr", ino=inode, **changes)
+        return await self.getattr(inode, ctx)
+
+    @translated
+    async def opendir(self, inode: int, ctx: pyfuse3.RequestContext) -> int:
+        attrs = (await self.context.call("getattr", ino=inode))[0]["attrs"]
+        if not stat.S_ISDIR(attrs["mode"]):
+            raise pyfuse3.FUSEError(errno.ENOTDIR)
+        return inode
+
+    @translated
+    async def readdir(self, fh: int, start_id: int, token: pyfuse3.ReaddirToken) -> None:
+        local = sorted((ino, name) for (parent, name), ino in self._overlay.items() if parent == fh)
+        after = start_id
+        while True:
+            reply, _ = await self.context.call("readdir", ino=fh, after=after)
+            entries = [(e["ino"], e["name"], self._attrs_of(e)) for e in reply["entries"]]
+            complete = len(entries) < 1000
+            limit = entries[-1][0] if entries and not complete else None
+            entries += [(ino, name, self._pending[ino].entry_attrs()) for ino, name in local
+                        if ino > after and (limit is None or ino <= limit)]
+            for ino, name, attrs in sorted(entries, key=lambda item: item[0]):
+                if not pyfuse3.readdir_reply(token, name.encode(), self._entry(attrs), ino):
+                    return
+            if complete:
+                return
+            after = limit  # type: ignore[assignment]
+
+    @translated
+    async def statfs(self, ctx: pyfuse3.RequestContext) -> pyfuse3.StatvfsData:
+        reply, _ = await self.context.call("statfs")
+        data = pyfuse3.StatvfsData()
+        data.f_bsize = self.chunk_size
+        data.f_frsize = 4096
+        data.f_blocks = reply["capacity"] // 4096
+        data.f_bfree = data.f_bavail = reply["free"] // 4096
+        data.f_files = reply["files"] + 2**20
+        data.f_ffree = data.f_favail = 2**20
+        data.f_namemax = 255
+        return data
+
+    # ----- namespace changes -----
+
+    @translated
+    async def mkdir(self, parent_inode: int, name: bytes, mode: int, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+        reply, _ = await self.context.call("mkdir", parent=parent_inode, name=decode_name(name), mode=mode & 0o7777,
+                                           uid=ctx.uid, gid=ctx.gid)
+        return self._entry(reply["attrs"])
+
+    @translated
+    async def rmdir(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
+        await self.context.call("rmdir", parent=parent_inode, name=decode_name(name, missing=True))
+
+    @translated
+    async def unlink(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
+        text = decode_name(name, missing=True)
+        ino = self._overlay.pop((parent_inode, text), None)
+        if ino is None:
+            ino = (await self.context.call("unlink", parent=parent_inode, name=text))[0]["ino"]
+        self._forget_pending(ino)
+
+    @translated
+    async def rename(self, parent_inode_old: int, name_old: bytes, parent_inode_new: int, name_new: bytes,
+                     flags: int, ctx: pyfuse3.RequestContext) -> None:
+        if flags & RENAME_EXCHANGE:
+            raise pyfuse3.FUSEError(errno.EINVAL)
+        old, new = (parent_inode_old, decode_name(name_old, True)), (parent_inode_new, decode_name(name_new))
+        replaced = self._overlay.get(new)
+        if replaced is not None and flags & RENAME_NOREPLACE:
+            raise pyfuse3.FUSEError(errno.EEXIST)
+        moving = self._overlay.get(old)
+        if moving is None:
+            reply, _ = await self.context.call("rename", old_parent=old[0], old_name=old[1], new_parent=new[0],
+                                               new_name=new[1], flags=flags)
+            self._forget_pending(reply["replaced"])
+        else:
+            await self._check_rename_target(new, flags)
+            del self._overlay[old]
+            pending = self._pending[moving]
+            pending.parent, pending.name = new
+            self._overlay[new] = moving
+        if replaced is not None and replaced != moving:
+            self._forget_pending(replaced)
+
+    async def _check_rename_target(self, target: tuple[int, str], flags: int) -> None:
+        """A file not yet committed is renamed locally; the target must not be a directory."""
+        try:
+            reply, _ = await self.context.call("lookup", parent=target[0], name=target[1])
+        except FileNotFoundError:
+            return
+        if flags & RENAME_NOREPLACE:
+            raise pyfuse3.FUSEError(errno.EEXIST)
+        if stat.S_ISDIR(reply["attrs"]["mode"]):
+            raise pyfuse3.FUSEError(errno.EISDIR)
+
+    def _forget_pending(self, ino: int | None) -> None:
+        """The name of a file being written here was removed: it will never be published."""
+        pending = self._pending.get(ino) if ino is not None else None
+        if pending is not None:
+            pending.unlinked = True
+            if self._overlay.get((pending.parent, pending.name)) == ino:
+                del self._overlay[(pending.parent, pending.name)]
+
+    # ----- files -----
+
+    @translated
+    async def create(self, parent_inode: int, name: bytes, mode: int, flags: int,
+                     ctx: pyfuse3.RequestContext) -> tuple[pyfuse3.FileInfo, pyfuse3.EntryAttributes]:
+        text = decode_name(name)
+        tgid = thread_group(ctx.pid)
+        writer = caller_node(tgid, self.node)
+        reply, _ = await self.context.call("reserve", parent=parent_inode, writer=writer)
+        attrs = {"mode": stat.S_IFREG | (mode & 0o7777), "uid": ctx.uid, "gid": ctx.gid, "mtime_ns": time.time_ns()}
+        pending = PendingFile(self.context, reply["ino"], parent_inode, text, attrs, writer,
+                              Plan.from_json(reply["plan"]), reply["chunk_size"], {}, committed=False)
+        self._forget_pending(self._overlay.get((parent_inode, text)))
+        self._pending[pending.ino] = pending
+        self._overlay[(parent_inode, text)] = pending.ino
+        fh = self._add_handle(Handle(pending, None, tgid, writable=True))
+        return pyfuse3.FileInfo(fh=fh), self._entry(pending.entry_attrs())
+
+    @translated
+    async def open(self, inode: int, flags: int, ctx: pyfuse3.RequestContext) -> pyfuse3.FileInfo:
+        tgid = thread_group(ctx.pid)
+        node = caller_node(tgid, self.node)
+        writable = flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR)
+        pending = self._pending.get(inode)
+        if writable:
+            if pending is None:
+                pending = await self._open_for_write(inode, node, truncate=bool(flags & os.O_TRUNC))
+            elif flags & os.O_TRUNC:
+                pending.truncate(0)
+            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=True)))
+        if pending is not None:
+            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=False)))
+        opened = (await self.context.call("open", ino=inode))[0]["file"]
+        keep = self._versions.get(inode) == opened["version"] and not self._links.enabled
+        self._versions[inode] = opened["version"]
+        reader = ChunkReader(self.context, opened, node)
+        fh = self._add_handle(Handle(None, reader, tgid, writable=False))
+        return pyfuse3.FileInfo(fh=fh, keep_cache=keep, direct_io=self._links.enabled)
+
+    async def _open_for_write(self, inode: int, node: str, truncate: bool) -> PendingFile:
+        """Start a new version of a committed file, holding its current bytes unless truncated."""
+        opened = (await self.context.call("open", ino=inode))[0]["file"]
+        plan = (await self.context.call("plan", start=inode, writer=node))[0]["plan"]
+        attrs = {key: opened[key] for key in ("mode", "uid", "gid", "mtime_ns")}
+        pending = PendingFile(self.context, inode, opened["parent"], "", attrs, node, Plan.from_json(plan),
+                              opened["chunk_size"] or self.chunk_size, opened["xattrs"], committed=True)
+        self._pending[inode] = pending
+        if truncate:
+            pending.truncate(0)
+            return pending
+        reader = ChunkReader(self.context, opened, node)
+        for offset in range(0, opened["size"], pending.chunk_size):
+            await pending.write(offset, await reader.read(offset, pending.chunk_size))
+        pending.changed = False
+        return pending
+
+    @translated
+    async def read(self, fh: int, off: int, size: int) -> bytes:
+        handle = self._handle(fh)
+        if handle.pending is not None:
+            return handle.pending.read(off, size)
+        assert handle.reader is not None
+        return await handle.reader.read(off, size)
+
+    @translated
+    async def write(self, fh: int, off: int, buf: bytes) -> int:
+        handle = self._handle(fh)
+        if not handle.writable or handle.pending is None:
+            raise pyfuse3.FUSEError(errno.EBADF)
+        return await handle.pending.write(off, buf)
+
+    @translated
+    async def flush(self, fh: int) -> None:
+        handle = self._handle(fh)
+        pending = handle.pending
+        if pending is None or not handle.writable or pending.aborted:
+            return
+        if killed_by_signal(handle.tgid):
+            log.warning("writer %d of inode %d was killed: its file is discarded", handle.tgid, pending.ino)
+            self._forget_pending(pending.ino)
+            await pending.discard()
+            return
+        await self._commit(pending)
+
+    @translated
+    async def fsync(self, fh: int, datasync: bool) -> None:
+        handle = self._handle(fh)
+        if handle.pending is not None and handle.writable:
+            await self._commit(handle.pending)
+
+    async def _commit(self, pending: PendingFile) -> None:
+        attrs = await pending.commit()
+        if attrs is None:
+            return
+        if self._overlay.get((pending.parent, pending.name)) == pending.ino:
+            del self._overlay[(pending.parent, pending.name)]
+        self._versions[pending.ino] = attrs["version"]
+
+    @translated
+    async def release(self, fh: int) -> None:
+        handle = self._handles.pop(fh, None)
+        pending = handle.pending if handle is not None else None
+        if pending is None:
+            return
+        pending.opens -= 1
+        if pending.opens > 0:
+            return
+        try:
+            if pending.unlinked and not pending.aborted:
+                await pending.discard()
+            elif pending.changed and not pending.aborted:
+                await self._commit(pending)
+        except OSError as error:
+            log.error("inode %d could not be committed at release: %s", pending.ino, error)
+        finally:
+            pending.close()
+            if self._pending.get(pending.ino) is pending:
+                del self._pending[pending.ino]
+            if self._overlay.get((pending.parent, pending.name)) == pending.ino:
+                del self._overlay[(pending.parent, pending.name)]
+
+    async def access(self, inode: int, mode: int, ctx: pyfuse3.RequestContext) -> bool:
+        return True  # the kernel checks permissions itself (default_permissions)

@@ -1,0 +1,103 @@
+"""Extended attributes of the FUSE client: placement hints in, locations out.
+
+Only the `user.` namespace is stored. `user.mosastore.placement` is checked
+when set and, on a file being written, re-plans where its chunks go;
+`user.mosastore.writer` names the writer's node explicitly (for writers that
+cannot export `SWIFTCLOUD_NODE`, such as a forked worker process);
+`user.mosastore.location` is computed: the nodes holding the file's chunks.
+Files being written answer from their local state, the others from the
+manager.
+"""
+
+from __future__ import annotations
+
+import errno
+from typing import TYPE_CHECKING
+
+import pyfuse3
+
+from storage_adapters.mosastore.client.common import translated
+from storage_adapters.mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, Plan, parse_hint
+
+if TYPE_CHECKING:
+    from storage_adapters.mosastore.client.files import Context, PendingFile
+
+USER_NAMESPACE = "user."
+
+
+def _name(raw: bytes) -> str:
+    name = raw.decode(errors="replace")
+    if not name.startswith(USER_NAMESPACE):
+        raise pyfuse3.FUSEError(errno.ENODATA)
+    return name
+
+
+class XattrOperations:
+    """The xattr handlers, mixed into the file system class."""
+
+    _pending: dict[int, PendingFile]
+    context: Context
+
+    @translated
+    async def getxattr(self, inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> bytes:
+        key = _name(name)
+        pending = self._pending.get(inode)
+        if pending is None:
+            return bytes((await self.context.call("getxattr", ino=inode, name=key))[1])
+        if key == LOCATION_XATTR:
+            return ",".join(pending.planned_nodes()).encode()
+        value = pending.xattrs.get(key)
+        if value is None:
+            raise pyfuse3.FUSEError(errno.ENODATA)
+        return bytes.fromhex(value)
+
+    @translated
+    async def setxattr(self, inode: int, name: bytes, value: bytes, ctx: pyfuse3.RequestContext) -> None:
+        key = name.decode(errors="replace")
+        if not key.startswith(USER_NAMESPACE):
+            raise pyfuse3.FUSEError(errno.ENOTSUP)
+        if key == LOCATION_XATTR:
+            raise pyfuse3.FUSEError(errno.EPERM)
+        if key == PLACEMENT_XATTR:
+            try:
+                parse_hint(value.decode())
+            except (UnicodeDecodeError, ValueError):
+                raise pyfuse3.FUSEError(errno.EINVAL) from None
+        pending = self._pending.get(inode)
+        if pending is None:
+            await self.context.call("setxattr", value, ino=inode, name=key)
+            return
+        pending.xattrs[key] = value.hex()
+        pending.changed = True
+        if key == WRITER_XATTR:
+            pending.writer = value.decode(errors="replace").strip() or pending.writer
+        if key in (PLACEMENT_XATTR, WRITER_XATTR):
+            await self._replan(pending)
+
+    async def _replan(self, pending: PendingFile) -> None:
+        hint = pending.xattrs.get(PLACEMENT_XATTR)
+        reply, _ = await self.context.call(
+            "plan", start=pending.parent, hint=bytes.fromhex(hint).decode() if hint else "", writer=pending.writer)
+        pending.replan(Plan.from_json(reply["plan"]))
+
+    @translated
+    async def listxattr(self, inode: int, ctx: pyfuse3.RequestContext) -> list[bytes]:
+        pending = self._pending.get(inode)
+        if pending is not None:
+            names = sorted(pending.xattrs)
+        else:
+            names = (await self.context.call("listxattr", ino=inode))[0]["names"]
+        return [name.encode() for name in names]
+
+    @translated
+    async def removexattr(self, inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
+        key = _name(name)
+        pending = self._pending.get(inode)
+        if pending is None:
+            await self.context.call("removexattr", ino=inode, name=key)
+            return
+        if pending.xattrs.pop(key, None) is None:
+            raise pyfuse3.FUSEError(errno.ENODATA)
+        pending.changed = True
+        if key in (PLACEMENT_XATTR, WRITER_XATTR):
+            await self._replan(pending)

@@ -1,0 +1,1 @@
+"""Test suite of swiftcloud (a package, so test directories never shadow project packages)."""
