@@ -3,6 +3,7 @@
     swiftcloud run [-n N] [-I DIR]... script.swift [ARG]...
     swiftcloud check [-I DIR]... script.swift
     swiftcloud dag [-I DIR]... script.swift -o graph.{dot,png,svg}
+    swiftcloud report runs/NNN
 
 Exit status: 0 success, 1 run-time error, 2 compile-time error (or bad usage).
 Program output goes to stdout; diagnostics to stderr.
@@ -60,6 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
     dag.add_argument("script")
     dag.add_argument("-o", "--output", required=True, metavar="FILE",
                      help="output file; the suffix picks the format: .dot, .png or .svg")
+
+    rep = sub.add_parser("report", help="summarize a run and draw its task trace and completion curve",
+                         description="Print a run's figures (tasks, makespan, ideal makespan = summed "
+                                     "task time / workers) and write trace.png, completion.png and "
+                                     "report.html into the run directory.")
+    rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory such as runs/001")
+    rep.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    rep.add_argument("--no-plots", action="store_true", help="only print the figures")
 
     try:
         from storage_adapters.cli import add_commands
@@ -131,6 +140,23 @@ def cmd_dag(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    import json
+
+    from engine.observe.report import report
+
+    summary = report(args.run_dir, plots=not args.no_plots)
+    if args.json:
+        print(json.dumps(summary.as_dict()))
+    else:
+        for key, value in summary.as_dict().items():
+            print(f"{key:>20}: {value}")
+        if not args.no_plots and summary.tasks:
+            print(f"{'plots':>20}: {args.run_dir}/trace.png, {args.run_dir}/completion.png,"
+                  f" {args.run_dir}/report.html")
+    return EXIT_OK
+
+
 def _progress_bar():  # type: ignore[no-untyped-def]
     if not sys.stderr.isatty():
         return None
@@ -138,7 +164,7 @@ def _progress_bar():  # type: ignore[no-untyped-def]
     return TaskProgress()
 
 
-COMMANDS = {"run": cmd_run, "check": cmd_check, "dag": cmd_dag}
+COMMANDS = {"run": cmd_run, "check": cmd_check, "dag": cmd_dag, "report": cmd_report}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -73,7 +73,7 @@ def test_visibility_and_placement() -> None:
     assert modules["sqrt"] == "math" and modules["randint"] == "random" and modules["avg"] == "stats"
     assert modules["python_persist"] == "python"
     workers = sorted(name for name, b in BUILTINS.items() if b.where == "worker")
-    assert workers == ["python", "python_persist", "sleep"]
+    assert workers == ["python", "sleep"]  # python_persist keeps one namespace: on the engine
     assert CONSTANTS["PI"] == ("float", math.pi, "math") and CONSTANTS["E"] == ("float", math.e, "math")
 
 
