@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything swiftcloud needs on a Debian machine (idempotent: re-running
-# only installs what is missing), then runs the demo workflow.
+# only installs what is missing), then runs the demo workflow (parallel BLAST).
 #   ./setup.sh              install + demo
 #   ./setup.sh --no-demo    install only (used by ./test.sh)
 set -euo pipefail
@@ -50,6 +50,6 @@ echo "setup: done ($("$VENV/bin/swiftcloud" --help >/dev/null && echo "swiftclou
 
 if ((RUN_DEMO)); then
   cd "$ROOT"
-  echo "setup: running the demo: examples/fan_out_fan_in.swift"
-  "$VENV/bin/swiftcloud" run examples/fan_out_fan_in.swift --n=20
+  echo "setup: running the demo: parallel BLAST on generated proteins (apps/blast, outputs in out/blast/)"
+  "$VENV/bin/swiftcloud" run apps/blast/blast.swift
 fi

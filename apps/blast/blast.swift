@@ -23,18 +23,20 @@ app (file db, file queries, file truth) generate (string py, string bin, int pro
     "--db" @db "--query-out" @queries "--truth" @truth
 }
 
-app (file manifest, file stats) split_fasta (string py, string bin, file db, int n, string dir) {
-  py (bin + "/split_fasta.py") @db n dir @manifest @stats
+// Each app writes only the files it declares, so staging stores (s3, scp), which move a
+// task's declared inputs and outputs and nothing else, run this workflow unchanged: the
+// fragments travel in one archive, and each fragment's BLAST database in one zip.
+app (file archive, file manifest, file stats) split_fasta (string py, string bin, file db, int n) {
+  py (bin + "/split_fasta.py") @db n @archive @manifest @stats
 }
 
-// The output is the database prefix: makeblastdb.py writes PREFIX.p* and then PREFIX itself.
-app (file prefix) makeblastdb (string py, string bin, file fasta) {
-  py (bin + "/makeblastdb.py") @fasta @prefix
+app (file database) makeblastdb (string py, string bin, file archive, string member) {
+  py (bin + "/makeblastdb.py") @archive member @database
 }
 
-app (file hits) blastp (file db, file query, int dbsize, int max_targets, string evalue) {
-  "blastp" "-db" @db "-query" @query "-outfmt" "6" "-dbsize" dbsize
-    "-max_target_seqs" max_targets "-evalue" evalue @stdout=hits
+app (file hits) blastp (string py, string bin, file database, file query, int dbsize,
+                        int max_targets, string evalue) {
+  py (bin + "/blastp.py") @database @query dbsize max_targets evalue @hits
 }
 
 app (file merged, file top) merge_hits (string py, string bin, file parts[]) {
@@ -66,19 +68,21 @@ main {
     query_set = generated_queries;
   }
 
+  file archive <out + "/fragments/fragments.zip">;
   file manifest <out + "/fragments/manifest.txt">;
   file stats <out + "/fragments/stats.txt">;
-  (manifest, stats) = split_fasta(interpreter, tools, database, fragments, out + "/fragments");
+  (archive, manifest, stats) = split_fasta(interpreter, tools, database, fragments);
   string totals[] = split(trim(read(stats)), " ");
   int residues = toint(totals[0]);
   int sequences = toint(totals[1]);
 
+  // The manifest names the archive's members: frag_0001.fasta, ...
   file fragment_hits[];
-  foreach fragment_path, i in file_lines(manifest) {
-    string name = rootname_string(basename_string(fragment_path));
-    file fragment_db <out + "/db/" + name> = makeblastdb(interpreter, tools, input(fragment_path));
-    file found <out + "/hits/" + name + ".tsv"> = blastp(fragment_db, query_set, residues,
-                                                         sequences, evalue);
+  foreach member, i in file_lines(manifest) {
+    string name = rootname_string(member);
+    file fragment_db <out + "/db/" + name + ".zip"> = makeblastdb(interpreter, tools, archive, member);
+    file found <out + "/hits/" + name + ".tsv"> = blastp(interpreter, tools, fragment_db, query_set,
+                                                         residues, sequences, evalue);
     fragment_hits[i] = found;
   }
 

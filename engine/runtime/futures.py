@@ -52,10 +52,29 @@ class Join:
             READY.append(self.callback)
 
 
-class Future:
+class Waitable:
+    """Something statements wait for: it closes once, then wakes its waiters."""
+
+    __slots__ = ("closed", "waiters", "name")
+
+    def add_waiter(self, join: Join) -> None:
+        if self.waiters is None:
+            self.waiters = [join]
+        else:
+            self.waiters.append(join)
+
+    def _wake(self) -> None:
+        waiters = self.waiters
+        if waiters:
+            self.waiters = None
+            for join in waiters:
+                join.notify()
+
+
+class Future(Waitable):
     """A single-assignment scalar (int, float, string, boolean, void)."""
 
-    __slots__ = ("value", "closed", "waiters", "name")
+    __slots__ = ("value",)
 
     def __init__(self, name: str = "") -> None:
         self.value: Any = None
@@ -75,17 +94,7 @@ class Future:
             raise SwiftRuntimeError(f"double assignment: '{self.name or 'value'}' is assigned twice")
         self.value = value
         self.closed = True
-        waiters = self.waiters
-        if waiters:
-            self.waiters = None
-            for join in waiters:
-                join.notify()
-
-    def add_waiter(self, join: Join) -> None:
-        if self.waiters is None:
-            self.waiters = [join]
-        else:
-            self.waiters.append(join)
+        self._wake()
 
     def describe(self) -> str:
         return self.name or "a temporary value"
@@ -121,10 +130,10 @@ class FileFuture(Future):
         self.set(path)
 
 
-class Container:
+class Container(Waitable):
     """Base of arrays and structs: closes when the write count drops to zero."""
 
-    __slots__ = ("writers", "closed", "waiters", "name", "children")
+    __slots__ = ("writers", "children")
 
     def __init__(self, name: str, writers: int = 0) -> None:
         self.writers = writers
@@ -152,17 +161,7 @@ class Container:
             for child in self.children:
                 if not child.closed and child.writers == 0:
                     child.close()
-        waiters = self.waiters
-        if waiters:
-            self.waiters = None
-            for join in waiters:
-                join.notify()
-
-    def add_waiter(self, join: Join) -> None:
-        if self.waiters is None:
-            self.waiters = [join]
-        else:
-            self.waiters.append(join)
+        self._wake()
 
     def adopt(self, child: "Container") -> None:
         if self.children is None:

@@ -4,6 +4,8 @@ The reference is independent of the workflow: one real `blastp` against the unsp
 database, built and searched here, with `-dbsize` and `-max_target_seqs` counted here
 from the FASTA file. The merged table must equal it line for line, all 12 columns, and
 every planted homolog (from the generator's truth table) must be its query's top hit.
+The same run under the staging stores (`--storage s3` on MinIO, `--storage scp` on
+sshd, both started here on loopback) must give byte-identical hit tables.
 """
 
 from __future__ import annotations
@@ -13,10 +15,15 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from storage_adapters.errors import MissingDependencyError, StorageConfigError
+from storage_adapters.services import service_status, start_service, stop_service
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = REPO / "apps" / "blast" / "blast.swift"
@@ -24,6 +31,10 @@ BIN = REPO / "apps" / "blast" / "bin"
 FRAGMENTS = 7
 PROTEINS = 600
 QUERIES = 12
+EXPECTED_APP_CALLS = {"generate": 1, "split_fasta": 1, "makeblastdb": FRAGMENTS, "blastp": FRAGMENTS,
+                      "merge_hits": 1}
+STAGING_BACKENDS = ("s3", "scp")
+SERVICE_FOR = {"s3": "minio", "scp": "sshd"}
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("blastp") and shutil.which("makeblastdb")),
@@ -31,11 +42,25 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def run_workflow(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    command = [sys.executable, "-m", "engine.cli", "run", "--run-dir", "run", str(WORKFLOW),
+SMALL_RUN = (f"--fragments={FRAGMENTS}", f"--proteins={PROTEINS}", f"--query-count={QUERIES}",
+             "--seed=5", "--out=out")
+
+
+def run_workflow(cwd: Path, *args: str, storage: str | None = None,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(env or os.environ, PYTHONPATH=str(REPO))
+    where = ["--storage", storage] if storage else []
+    command = [sys.executable, "-m", "engine.cli", "run", "--run-dir", "run", *where, str(WORKFLOW),
                f"--bin={BIN}", *args]
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def app_calls(run_dir: Path) -> Counter[str]:
+    """App tasks that ended, by label, from a run's event log; every task must have succeeded."""
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    assert all(e["status"] == "ok" for e in events if e["event"] == "end")
+    assert events[-1]["event"] == "run_end" and events[-1]["exit_status"] == 0
+    return Counter(e["label"] for e in events if e["event"] == "end" and e["kind"] == "app")
 
 
 def read_fasta(path: Path) -> dict[str, str]:
@@ -74,10 +99,10 @@ def reference_hits(workdir: Path, db: Path, queries: Path) -> list[str]:
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run that generates its own data: the working directory it ran in."""
     cwd = tmp_path_factory.mktemp("blast")
-    result = run_workflow(cwd, f"--fragments={FRAGMENTS}", f"--proteins={PROTEINS}",
-                          f"--query-count={QUERIES}", "--seed=5", "--out=out")
+    result = run_workflow(cwd, *SMALL_RUN)
     assert result.returncode == 0, result.stderr
     assert f"blast: {FRAGMENTS} fragments, {PROTEINS} sequences" in result.stdout
+    (cwd / "stdout.txt").write_text(result.stdout)
     return cwd
 
 
@@ -108,27 +133,34 @@ def test_every_planted_homolog_is_its_querys_top_hit(generated: Path) -> None:
 
 def test_fragments_partition_the_database_and_each_has_a_blast_database(generated: Path) -> None:
     out = generated / "out"
-    paths = (out / "fragments" / "manifest.txt").read_text().split()
-    assert paths == [f"out/fragments/frag_{k:04d}.fasta" for k in range(1, FRAGMENTS + 1)]
-    joined = b"".join((generated / p).read_bytes() for p in paths)
+    names = [f"frag_{k:04d}" for k in range(1, FRAGMENTS + 1)]
+    assert (out / "fragments" / "manifest.txt").read_text().split() == [f"{n}.fasta" for n in names]
+    with zipfile.ZipFile(out / "fragments" / "fragments.zip") as archive:
+        assert archive.namelist() == [f"{n}.fasta" for n in names]
+        joined = b"".join(archive.read(f"{n}.fasta") for n in names)
     assert joined == (out / "data" / "db.fasta").read_bytes()
     records = read_fasta(out / "data" / "db.fasta")
     residues, sequences = (out / "fragments" / "stats.txt").read_text().split()
     assert (int(residues), int(sequences)) == (sum(map(len, records.values())), PROTEINS)
-    for k in range(1, FRAGMENTS + 1):
-        prefix = out / "db" / f"frag_{k:04d}"
-        listed = dict(line.split("\t") for line in prefix.read_text().splitlines())
-        assert {f"{prefix.name}.{ext}" for ext in ("pin", "psq", "phr")} <= set(listed)
-        assert all((prefix.parent / name).stat().st_size == int(size) for name, size in listed.items())
+    for name in names:
+        with zipfile.ZipFile(out / "db" / f"{name}.zip") as database:
+            assert {f"{name}.{ext}" for ext in ("pin", "psq", "phr")} <= set(database.namelist())
+            assert all("/" not in member for member in database.namelist())
+
+
+def test_every_step_writes_only_the_files_it_declares(generated: Path) -> None:
+    """What a staging store needs: no side files beside the declared outputs."""
+    out = generated / "out"
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    names = [f"frag_{k:04d}" for k in range(1, FRAGMENTS + 1)]
+    assert written == sorted(
+        ["data/db.fasta", "data/queries.fasta", "data/truth.tsv", "fragments/fragments.zip",
+         "fragments/manifest.txt", "fragments/stats.txt", "hits.tsv", "top_hits.tsv"]
+        + [f"db/{n}.zip" for n in names] + [f"hits/{n}.tsv" for n in names])
 
 
 def test_app_calls_are_one_split_n_builds_n_searches_one_merge(generated: Path) -> None:
-    events = [json.loads(line) for line in (generated / "run" / "events.jsonl").read_text().splitlines()]
-    ended = Counter(e["label"] for e in events if e["event"] == "end" and e["kind"] == "app")
-    assert ended == {"generate": 1, "split_fasta": 1, "makeblastdb": FRAGMENTS, "blastp": FRAGMENTS,
-                     "merge_hits": 1}
-    assert all(e["status"] == "ok" for e in events if e["event"] == "end")
-    assert events[-1]["event"] == "run_end" and events[-1]["exit_status"] == 0
+    assert app_calls(generated / "run") == EXPECTED_APP_CALLS
 
     # The README's figures command reads the same log.
     report = subprocess.run([sys.executable, "-m", "apps.blast.figures", str(generated / "run")],
@@ -173,3 +205,41 @@ def test_too_many_fragments_is_a_clear_user_error(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "cannot split 20 sequences into 50 fragments" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def staging_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """MinIO (for --storage s3) and sshd (for --storage scp) on loopback, in one state
+    directory; the environment for CLI runs that use them. Stopped by the PIDs they started."""
+    state = tmp_path_factory.mktemp("stores")
+    started: list[str] = []
+    try:
+        for backend in STAGING_BACKENDS:
+            try:
+                start_service(SERVICE_FOR[backend], str(state))
+            except (MissingDependencyError, StorageConfigError) as error:
+                pytest.skip(f"{SERVICE_FOR[backend]} (for --storage {backend}) cannot run here: {error}")
+            started.append(SERVICE_FOR[backend])
+        yield {**os.environ, "SWIFTCLOUD_STATE_DIR": str(state)}
+    finally:
+        for name in reversed(started):
+            stop_service(name, str(state))
+        assert all(service_status(name, str(state)) is None for name in started)
+
+
+@pytest.mark.parametrize("backend", STAGING_BACKENDS)
+def test_staging_store_gives_the_same_hits_as_plain_paths(backend: str, staging_stores: dict[str, str],
+                                                          generated: Path, tmp_path: Path) -> None:
+    result = run_workflow(tmp_path, *SMALL_RUN, storage=backend, env=staging_stores)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (generated / "stdout.txt").read_text()
+    assert app_calls(tmp_path / "run") == EXPECTED_APP_CALLS
+    assert not (tmp_path / "out").exists(), f"--storage {backend} wrote outside its store"
+    for name in ("hits.tsv", "top_hits.tsv"):
+        fetched = tmp_path / "fetched" / name
+        got = subprocess.run([sys.executable, "-m", "engine.cli", "get", "--storage", backend,
+                              f"out/{name}", str(fetched)], cwd=tmp_path,
+                             env=dict(staging_stores, PYTHONPATH=str(REPO)),
+                             capture_output=True, text=True, timeout=120)
+        assert got.returncode == 0, got.stderr
+        assert fetched.read_bytes() == (generated / "out" / name).read_bytes(), name

@@ -1,47 +1,53 @@
 #!/usr/bin/env python3
-"""Build a BLAST protein database and write its prefix file as the task's output.
+"""Build the BLAST protein database of one fragment, packed in one zip archive.
 
-    makeblastdb.py FASTA PREFIX
+    makeblastdb.py ARCHIVE MEMBER DATABASE
 
-Runs `makeblastdb -dbtype prot -in FASTA -out PREFIX`, which writes PREFIX.pin,
-PREFIX.phr, PREFIX.psq and friends but nothing at PREFIX itself. This wrapper then
-writes PREFIX as a small manifest (one "file<TAB>bytes" line per database file),
-so the workflow has one file that stands for the database: dataflow waits on it,
-and `blastp -db PREFIX` finds the real files beside it. makeblastdb's chatter is
-shown only if it fails.
+Extracts MEMBER (e.g. frag_0001.fasta) from the split's ARCHIVE into a private
+scratch directory, runs `makeblastdb -dbtype prot -in frag_0001.fasta -out
+frag_0001` there, and writes DATABASE: a zip of the files makeblastdb made
+(frag_0001.pin, .phr, .psq, ...). The database is thus one declared output that
+any storage backend moves whole, and blastp.py unpacks it where it searches.
+makeblastdb's chatter is shown only if it fails, as one line.
 """
 
 from __future__ import annotations
 
-import glob
 import os
-import subprocess
 import sys
 from typing import Sequence
 
+from tool_support import ToolError, extract_member, open_archive, private_directory, run_tool, write_zip
+
+
+def build(archive_path: str, member: str, database: str) -> None:
+    name, extension = os.path.splitext(member)
+    if not name or extension not in (".fasta", ".fa", ".faa"):
+        raise ToolError(f"'{member}' is not a FASTA member name (NAME.fasta)", 2)
+    with private_directory("blast-makeblastdb-") as scratch:
+        with open_archive(archive_path) as archive:
+            fasta = extract_member(archive, member, scratch)
+        run_tool(["makeblastdb", "-dbtype", "prot", "-in", os.path.basename(fasta), "-out", name,
+                  "-title", name], cwd=scratch)
+        os.unlink(fasta)  # the database files alone go into the archive
+        made = sorted(os.listdir(scratch))
+        if not any(f.endswith((".pin", ".pal")) for f in made):
+            raise ToolError(f"makeblastdb wrote no database index for {member}")
+        write_zip(database, [(f, os.path.join(scratch, f)) for f in made])
+
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 2:
-        print("usage: makeblastdb.py FASTA PREFIX", file=sys.stderr)
+    if len(argv) != 3:
+        print("usage: makeblastdb.py ARCHIVE MEMBER DATABASE", file=sys.stderr)
         return 2
-    fasta, prefix = argv
-    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
-    command = ["makeblastdb", "-dbtype", "prot", "-in", fasta, "-out", prefix,
-               "-title", os.path.basename(prefix)]
     try:
-        result = subprocess.run(command, capture_output=True, text=True)
+        build(*argv)
+    except ToolError as e:
+        print(f"makeblastdb.py: {e}", file=sys.stderr)
+        return e.status
     except OSError as e:
-        print(f"makeblastdb.py: cannot run makeblastdb ({e.strerror}); install NCBI BLAST+"
-              " (Debian package ncbi-blast+, see setup.d/50-blast.sh)", file=sys.stderr)
-        return 127
-    if result.returncode != 0:
-        sys.stderr.write(result.stdout + result.stderr)
-        return result.returncode
-    parts = sorted(p for p in glob.glob(glob.escape(prefix) + ".*") if not p.endswith(".part"))
-    temp = f"{prefix}.part"
-    with open(temp, "w", encoding="utf-8") as marker:
-        marker.writelines(f"{os.path.basename(p)}\t{os.path.getsize(p)}\n" for p in parts)
-    os.replace(temp, prefix)
+        print(f"makeblastdb.py: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """Split a FASTA database into N fragments of (nearly) equal sequence counts.
 
-    split_fasta.py DB N DIR MANIFEST STATS
+    split_fasta.py DB N ARCHIVE MANIFEST STATS
 
-Writes DIR/frag_0001.fasta ... (records copied verbatim, contiguous, in database
-order), MANIFEST with one fragment path per line (DIR joined with the file name,
-so relative paths stay relative), and STATS with one line "RESIDUES SEQUENCES"
-for the whole database: the `-dbsize` and `-max_target_seqs` every fragment
-search needs so that its e-values match a search of the unsplit database.
+Writes three files and nothing else, so a staging store that moves only a task's
+declared outputs moves everything: ARCHIVE, a zip holding frag_0001.fasta ...
+(records copied verbatim, contiguous, in database order); MANIFEST, the member
+names one per line; and STATS, one line "RESIDUES SEQUENCES" for the whole
+database: the `-dbsize` and `-max_target_seqs` every fragment search needs so
+that its e-values match a search of the unsplit database.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Iterator, Sequence
+
+from tool_support import ToolError, replace_atomically, write_zip
 
 
 def read_records(path: str) -> Iterator[tuple[list[str], int]]:
@@ -36,16 +38,8 @@ def read_records(path: str) -> Iterator[tuple[list[str], int]]:
         yield lines, residues
 
 
-def write_atomically(path: str, text: str) -> None:
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    temp = f"{path}.part"
-    with open(temp, "w", encoding="latin-1") as out:
-        out.write(text)
-    os.replace(temp, path)
-
-
-def split(db: str, fragments: int, directory: str) -> tuple[list[str], int, int]:
-    """Write the fragments; return (fragment paths, total residues, total sequences)."""
+def split(db: str, fragments: int) -> tuple[list[tuple[str, bytes]], int, int]:
+    """The fragments as (member name, FASTA bytes), total residues, total sequences."""
     records = list(read_records(db))
     if not records:
         raise ValueError(f"{db}: no FASTA records")
@@ -53,27 +47,34 @@ def split(db: str, fragments: int, directory: str) -> tuple[list[str], int, int]
         raise ValueError(f"cannot split {len(records)} sequences into {fragments} fragments"
                          f" (need 1 <= N <= {len(records)})")
     width = max(4, len(str(fragments)))
-    paths = []
+    members = []
     for k in range(fragments):
         first, last = k * len(records) // fragments, (k + 1) * len(records) // fragments
-        path = os.path.join(directory, f"frag_{k + 1:0{width}d}.fasta")
-        write_atomically(path, "".join(line for lines, _ in records[first:last] for line in lines))
-        paths.append(path)
-    return paths, sum(residues for _, residues in records), len(records)
+        text = "".join(line for lines, _ in records[first:last] for line in lines)
+        members.append((f"frag_{k + 1:0{width}d}.fasta", text.encode("latin-1")))
+    return members, sum(residues for _, residues in records), len(records)
+
+
+def write_text(path: str, text: str) -> None:
+    def write(temp: str) -> None:
+        with open(temp, "w", encoding="utf-8") as out:
+            out.write(text)
+    replace_atomically(path, write)
 
 
 def main(argv: Sequence[str]) -> int:
     if len(argv) != 5:
-        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        print("usage: split_fasta.py DB N ARCHIVE MANIFEST STATS", file=sys.stderr)
         return 2
-    db, count, directory, manifest, stats = argv
+    db, count, archive, manifest, stats = argv
     try:
-        paths, residues, sequences = split(db, int(count), directory)
-    except (ValueError, OSError) as e:
+        members, residues, sequences = split(db, int(count))
+        write_zip(archive, members)
+        write_text(manifest, "".join(f"{name}\n" for name, _ in members))
+        write_text(stats, f"{residues} {sequences}\n")
+    except (ValueError, OSError, ToolError) as e:
         print(f"split_fasta: {e}", file=sys.stderr)
         return 1
-    write_atomically(manifest, "".join(f"{path}\n" for path in paths))
-    write_atomically(stats, f"{residues} {sequences}\n")
     return 0
 
 
