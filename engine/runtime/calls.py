@@ -173,8 +173,7 @@ class CallRunner:
                 values = [self.files.local_copy(v) if isinstance(h, FileFuture) else v
                           for h, v in zip(handles, values)]
             elif name in INPUT_FILES and self.files.mode != "posix":
-                if not self.files.exists(values[0]):
-                    raise SwiftRuntimeError(f"{name}: file '{values[0]}' does not exist")
+                self.files.ensure_input(values[0], name)
                 place_file(values[0], out)
                 done()
                 return

@@ -14,11 +14,15 @@ returns exactly that). This module turns those names into something usable:
   its outputs after it (see `engine.runtime.staging`).
 
 Engine-side builtins that read or write file contents (`read`, `file_lines`,
-`write`) go through `local_copy` / `publish`.
+`write`) go through `local_copy` / `publish`. `input_file(p)` names a file in
+the store; a path found only on local disk is loaded into the store first
+(`ensure_input`): a relative one at the same logical path, an absolute one
+under `_swiftcloud/inputs/`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -85,10 +89,14 @@ class StoreFiles:
         self.temps: list[str] = []
         self.cache_dir = tempfile.mkdtemp(prefix="swiftcloud-engine-")
         self.autodelete = os.environ.get("SWIFT_TMP_AUTODELETE", "1") != "0"
+        self.imported: dict[str, str] = {}  # absolute local input path -> its logical path
 
     def user_path(self, path: str) -> str:
         """The logical path for a script's file name (refusing escapes from the root)."""
         from storage_adapters import StorageError
+        imported = self.imported.get(path)
+        if imported is not None:
+            return imported
         try:
             return self.adapter.logical_file(path)
         except StorageError as e:
@@ -125,6 +133,22 @@ class StoreFiles:
 
     def exists(self, path: str) -> bool:
         return bool(self.adapter.isfile(self.user_path(path)))
+
+    def ensure_input(self, path: str, caller: str) -> None:
+        """An input file must be in the store; a relative path that exists only on
+        local disk (a workflow's own template, say) is loaded into the store at
+        the same logical path first, as `swiftcloud put` would."""
+        if path in self.imported or (not os.path.isabs(path) and self.exists(path)):
+            return
+        if os.path.isfile(path):
+            if os.path.isabs(path):
+                # A local file outside the store: give it a logical home of its own.
+                digest = hashlib.sha256(path.encode()).hexdigest()[:16]
+                self.imported[path] = f"_swiftcloud/inputs/{digest}/{os.path.basename(path)}"
+            self.publish(path, path)
+            return
+        raise SwiftRuntimeError(f"{caller}: file '{path}' does not exist in {self.adapter.describe()}"
+                                " (load inputs with 'swiftcloud put LOCAL REMOTE --storage NAME')")
 
     def prepare_output(self, path: str) -> None:
         if self.mode == "shared":
