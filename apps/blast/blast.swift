@@ -11,6 +11,9 @@
 // --bin DIR of the leaf programs (apps/blast/bin, relative to the working directory);
 // --python interpreter for them (default: the one running the workers, which needs no
 // PATH lookup and no version-manager shim).
+// Runs unchanged under any --storage backend (staging or shared): every app writes only the
+// files it declares; with --storage, --out names a place in the store, and --db/--queries
+// files in the store (a file found only on local disk is loaded into the store first).
 import files;
 import io;
 import python;
@@ -23,9 +26,8 @@ app (file db, file queries, file truth) generate (string py, string bin, int pro
     "--db" @db "--query-out" @queries "--truth" @truth
 }
 
-// Each app writes only the files it declares, so staging stores (s3, scp), which move a
-// task's declared inputs and outputs and nothing else, run this workflow unchanged: the
-// fragments travel in one archive, and each fragment's BLAST database in one zip.
+// Staging stores (s3, scp) move a task's declared inputs and outputs and nothing else, so the
+// fragments travel in one zip archive, and each fragment's BLAST database in one zip.
 app (file archive, file manifest, file stats) split_fasta (string py, string bin, file db, int n) {
   py (bin + "/split_fasta.py") @db n @archive @manifest @stats
 }

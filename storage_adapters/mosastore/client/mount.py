@@ -34,10 +34,22 @@ log = logging.getLogger("mosastore.client")
 FSTYPE = "fuse.mosastore"
 
 
+def mount_device(mountpoint: str) -> str | None:
+    """`major:minor` of the file system mounted at `mountpoint` (a resolved path), from
+    /proc/self/mountinfo: a stat() of our own mount would wait for the request loop,
+    which is not running yet."""
+    device = None
+    with open("/proc/self/mountinfo") as table:
+        for line in table:
+            fields = line.split()
+            if fields[4] == mountpoint:
+                device = fields[2]
+    return device
+
+
 def raise_readahead(mountpoint: str, size_kb: int) -> None:
     """Set the mount's read-ahead window (root only; ignored when not allowed)."""
-    device = os.stat(mountpoint).st_dev
-    path = f"/sys/class/bdi/{os.major(device)}:{os.minor(device)}/read_ahead_kb"
+    path = f"/sys/class/bdi/{mount_device(mountpoint)}/read_ahead_kb"
     try:
         with open(path, "w") as knob:
             knob.write(str(size_kb))
@@ -79,11 +91,19 @@ def main(argv: list[str] | None = None) -> int:
     options = set(pyfuse3.default_options) | {"fsname=mosastore", "subtype=mosastore"}
     if args.allow_other:
         options.add("allow_other")
-    pyfuse3.init(fs, args.mount, options)
-    raise_readahead(args.mount, 4 * hello["chunk_size"] // 1024)
+    mountpoint = os.path.realpath(args.mount)
+    pyfuse3.init(fs, mountpoint, options)
     log.info("mounted at %s (manager %s, node %s)", args.mount, args.manager, args.node)
+
+    async def serve() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(fs.run)
+            # The kernel sets the read-ahead when it gets the INIT reply: raise it after that.
+            await trio.sleep(0.3)
+            raise_readahead(mountpoint, 4 * hello["chunk_size"] // 1024)
+
     try:
-        trio.run(fs.run)
+        trio.run(serve)
     finally:
         pyfuse3.close(unmount=True)
         client.close()
