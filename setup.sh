@@ -36,7 +36,8 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -c "$ROOT/constraints.txt" -e "$ROOT[test]"
+# PYTHONWARNINGS: setuptools' editable-install notice is noise for users of this script.
+PYTHONWARNINGS=ignore "$VENV/bin/python" -m pip install -q -c "$ROOT/constraints.txt" -e "$ROOT[test]"
 
 # Optional components (storage servers, MPI, science apps) install through fragments.
 for fragment in "$ROOT"/setup.d/*.sh; do

@@ -79,7 +79,7 @@ class ChunkReader:
             data = await cache.get(key, nodes, length, self._reader)
             base = index * self._chunk_size
             parts.append(memoryview(data)[max(offset, base) - base:min(end, base + length) - base])
-        return bytes(parts[0]) if len(parts) == 1 else b"".join(parts)
+        return parts[0] if len(parts) == 1 else b"".join(parts)  # type: ignore[return-value]
 
 
 class PendingFile:
