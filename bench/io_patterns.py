@@ -10,7 +10,7 @@ the moment they start together until the last one ends (read-after-write
 counts both directions); each figure is the median of --repeat runs. The
 page cache is not dropped, as on a real node.
 
-Servers (MinIO, sshd, the s3fs mount) are started on 127.0.0.1 in a temporary
+Servers (MinIO, sshd, the s3fs mount, MosaStore with 4 benefactors) are started on 127.0.0.1 in a temporary
 state directory and stopped at the end. Prints a table and writes
 io_patterns.json plus read.png, write.png and read_after_write.png to --out.
 
@@ -40,7 +40,11 @@ from storage_adapters.services import start_service, stop_service  # noqa: E402
 MB = 1024 * 1024
 PATTERNS = ("read", "write", "read_after_write")
 REFERENCE = "local disk"
-BACKEND_SERVICES = {"local": [], "s3": ["minio"], "scp": ["sshd"], "s3fs": ["minio", "s3fs"]}
+BACKEND_SERVICES = {
+    "local": [], "s3": ["minio"], "scp": ["sshd"], "s3fs": ["minio", "s3fs"], "mosastore": ["mosastore"],
+}
+# The storage study's comparison: the aggregated node-local store against the remote object store.
+COMPARISONS = (("mosastore", REFERENCE), ("mosastore", "s3fs"))
 
 # Per worker process: the opened store (None for the local-disk reference).
 _adapter: StorageAdapter | None = None
@@ -168,6 +172,11 @@ def print_table(results: dict[str, dict[str, dict[int, float]]], sizes: list[int
         for pattern in PATTERNS:
             print(f"{backend:<12} {pattern:<17}" + "".join(f"{by_pattern[pattern][size]:>10.1f}" for size in sizes))
     print("(MB/s, aggregate over all tasks)")
+    for backend, other in COMPARISONS:
+        if backend in results and other in results:
+            print(f"{backend} / {other}: " + ", ".join(
+                f"{pattern} {size} MB {results[backend][pattern][size] / results[other][pattern][size]:.2f}x"
+                for pattern in PATTERNS for size in sizes))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help="also measure 500 MB files")
     parser.add_argument("--tasks", type=int, default=4, help="concurrent tasks K (default 4)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is kept (default 3)")
-    parser.add_argument("--backends", default="local,s3,scp,s3fs", help="backends to measure")
+    parser.add_argument("--backends", default="local,s3,scp,s3fs,mosastore", help="backends to measure")
     parser.add_argument("--out", default="io_patterns", help="directory for the JSON results and plots")
     parser.add_argument("--work", default=None, help="local-disk directory for sources and copies (default: a temp dir)")
     args = parser.parse_args(argv)

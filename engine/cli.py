@@ -46,6 +46,16 @@ def build_parser() -> argparse.ArgumentParser:
                           " paths on this machine; see 'swiftcloud services --help')")
     run.add_argument("--config", metavar="FILE",
                      help="settings file with [storage.NAME] tables (default: ./swiftcloud.toml if present)")
+    run.add_argument("--transport", choices=("auto", "local", "mpi"), default="auto",
+                     help="where workers run: 'local' forked processes, or 'mpi' ranks under the venv's"
+                          " own mpiexec; 'auto' (default) is mpi when mpi4py is installed")
+    run.add_argument("--mpi", action="store_true",
+                     help="join an MPI job started by your own mpiexec or srun: rank 0 runs the engine,"
+                          " the other ranks serve tasks (the job's size replaces -n)")
+    run.add_argument("--nodes", metavar="A,B,...", default=os.environ.get("SWIFTCLOUD_NODES"),
+                     help="node names for the local workers (worker i runs as node i mod count), to"
+                          " emulate several nodes on one machine for data-aware placement"
+                          " (default: $SWIFTCLOUD_NODES, else this host)")
     run.add_argument("script", help="the .swift file to run")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
 
@@ -98,6 +108,11 @@ def compile_script(path: str, include: Sequence[str]):  # type: ignore[no-untype
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from engine.scheduler.launch import enter_run
+
+    status = enter_run(args)  # runs the job under mpiexec, or serves as an MPI worker rank
+    if status is not None:
+        return status
     from engine.observe.runlog import RunLog, next_run_dir
     from engine.runtime.engine import Engine
 
@@ -108,7 +123,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     progress = _progress_bar()
     # The engine opens (and validates) the storage first: bad settings fail before any run starts.
     engine = Engine(program, workers=workers, script_args=args.args, progress=progress,
-                    app_retries=args.retries, storage=args.storage, storage_config=args.config)
+                    app_retries=args.retries, storage=args.storage, storage_config=args.config,
+                    nodes=_node_names(args.nodes, workers))
     log = RunLog(args.run_dir or next_run_dir())
     log.run_started(args.script, list(args.args), workers)
     engine.run_log = log
@@ -122,6 +138,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             progress.stop()
         log.run_finished(status, time.time() - started)
     return status
+
+
+def _node_names(spec: Optional[str], workers: int) -> Optional[list[str]]:
+    """One node name per worker from `A,B,...` (round robin), or None for the host's name."""
+    if not spec:
+        return None
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if not names:
+        raise UsageError("--nodes needs at least one node name")
+    return [names[i % len(names)] for i in range(workers)]
 
 
 def cmd_check(args: argparse.Namespace) -> int:

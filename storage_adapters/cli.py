@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from engine.errors import EXIT_OK, EXIT_RUNTIME, SwiftError
+from engine.errors import EXIT_OK, EXIT_RUNTIME, SwiftError, UsageError
 from storage_adapters import open_storage
 from storage_adapters.config import read_config, state_dir_from
 from storage_adapters.services import known_services, service_status, start_service, stop_service
@@ -34,6 +34,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     services.add_argument("name", choices=known_services())
     services.add_argument("--state-dir", help="where servers keep data, logs and state (default: .swiftcloud/services)")
     services.add_argument("--config", help="configuration file (default: ./swiftcloud.toml if present)")
+    services.add_argument("--benefactors", type=int, metavar="K",
+                          help="mosastore: benefactors (emulated nodes) to start (default 4)")
     services.set_defaults(handler=_guarded(run_services))
 
     put = subparsers.add_parser("put", help="copy a local file or directory into the store")
@@ -58,7 +60,10 @@ def run_services(args: argparse.Namespace) -> int:
     """`swiftcloud services start|stop|status NAME`."""
     state_dir = os.path.abspath(args.state_dir or state_dir_from(read_config(args.config)))
     if args.action == "start":
-        record = start_service(args.name, state_dir)
+        options = {} if args.benefactors is None else {"benefactors": args.benefactors}
+        if options and args.name != "mosastore":
+            raise UsageError("--benefactors applies to mosastore only")
+        record = start_service(args.name, state_dir, **options)
         print(f"{args.name} running ({_describe(record)}); state in {state_dir}")
         return EXIT_OK
     if args.action == "stop":
@@ -98,7 +103,7 @@ def run_get(args: argparse.Namespace) -> int:
 
 def _describe(record: ServiceRecord) -> str:
     """The printable facts of a service (its `info`; secrets are kept apart and never shown)."""
-    shown = {key: value for key, value in record.info.items() if key not in ("log", "config", "passwd_file")}
+    shown = {key: value for key, value in record.info.items() if key not in ("log", "config", "passwd_file", "processes")}
     return ", ".join(f"{key} {value}" for key, value in shown.items()) + f", pid {record.pid}"
 
 

@@ -2,8 +2,8 @@
 
 Every run gets `runs/NNN/` (or the directory given with `--run-dir`) holding
 `events.jsonl`: one record per line — the run's start and end, and for every
-task its submission, start and end with task id, kind, label, command line,
-worker, node, times (epoch seconds) and exit status. Reports, resume and the
+task its submission (with its input files), start and end with task id, kind,
+label, command line, worker, node, times (epoch seconds) and exit status. Reports, resume and the
 benchmarks read this file.
 """
 
@@ -51,8 +51,11 @@ class RunLog:
 
     def task_submitted(self, task: Task) -> None:
         self._tasks[task.id] = task
-        self._write({"event": "submit", "task": task.id, "kind": task.kind, "label": task.label,
-                     "time": time.time()})
+        record = {"event": "submit", "task": task.id, "kind": task.kind, "label": task.label,
+                  "time": time.time()}
+        if task.inputs:
+            record["inputs"] = list(task.inputs)
+        self._write(record)
 
     def task_finished(self, c: Completion) -> None:
         task = self._tasks.pop(c.task_id, None)

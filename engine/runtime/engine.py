@@ -57,10 +57,11 @@ class Engine(Interpreter):
                  run_log: Optional[RunLog] = None, progress: Optional[Any] = None,
                  scheduler_factory: Optional[Callable[[], Any]] = None,
                  app_retries: Optional[int] = None, storage: Optional[str] = None,
-                 storage_config: Optional[str] = None) -> None:
+                 storage_config: Optional[str] = None, nodes: Optional[Sequence[str]] = None) -> None:
         futures.reset()
         self.program = program
         self.workers = workers
+        self.nodes = nodes
         self.temp = TempFiles()
         self.files = open_files(storage, storage_config, self.temp)
         values.FILES = self.files
@@ -101,7 +102,7 @@ class Engine(Interpreter):
         if self.scheduler is None:
             self.flush_output()
             self.scheduler = (self.scheduler_factory() if self.scheduler_factory
-                              else _default_scheduler(self.workers, self.files.locations))
+                              else _default_scheduler(self.workers, self.files.locations, self.nodes))
         self.scheduler.submit(task)
         self.tasks_submitted += 1
         if self.run_log is not None:
@@ -204,7 +205,8 @@ def _env_int(name: str, default: int) -> int:
         return default
 
 
-def _default_scheduler(workers: int, locate: Callable[[str], list[str]]) -> Any:
+def _default_scheduler(workers: int, locate: Callable[[str], list[str]],
+                       nodes: Optional[Sequence[str]]) -> Any:
     from engine.scheduler.dispatch import Scheduler
-    return Scheduler(workers, locate=locate)
+    return Scheduler(workers, locate=locate, nodes=nodes)
 

@@ -32,6 +32,17 @@ TRANSPORTS = {
     "local": "engine.scheduler.local:LocalTransport",
     "mpi": "engine.scheduler.mpi:MPITransport",
 }
+# What a Scheduler created without a transport uses: the MPI launcher switches
+# the engine rank to "mpi", so the runtime needs no transport option of its own.
+_default_transport = "local"
+
+
+def set_default_transport(name: str) -> None:
+    """Make `name` the transport of every `Scheduler` created without one from now on."""
+    global _default_transport
+    if name not in TRANSPORTS:
+        raise ValueError(f"unknown transport {name!r}")
+    _default_transport = name
 
 
 class SchedulerAborted(SwiftRuntimeError):
@@ -45,13 +56,14 @@ class Scheduler:
         self,
         workers: int,
         *,
-        transport: str = "local",
+        transport: str | None = None,
         runner: str = DEFAULT_RUNNER,
         nodes: Sequence[str] | None = None,
         locate: Callable[[str], Sequence[str]] | None = None,
         rng: random.Random | None = None,
     ) -> None:
-        self._transport: Transport = _transport_class(transport)(workers, runner, nodes)
+        chosen = transport or _default_transport
+        self._transport: Transport = _transport_class(chosen)(workers, runner, nodes)
         self._workers = workers
         self._state = SchedulerState(placement=Placement(locate), rng=rng)
         self._started = False

@@ -10,7 +10,9 @@ is always sent at once.
 
 On SIGTERM the worker runs the cleanup callbacks registered with
 `on_terminate` (the app runner registers one per child process it starts, to
-kill it) and exits.
+kill it) and exits. `cancel()` (for a transport's signal handler) runs the
+same callbacks but keeps the loop alive: the tasks it had not started yet fail
+as cancelled, so the worker is soon free for its engine's next message.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ COALESCE_S = 0.001
 _cleanups: dict[int, Callable[[], None]] = {}
 _tokens = itertools.count()
 _terminating = False
+_cancelled = False
+CANCELLED = "cancelled: the run is stopping"
 
 
 def node_name() -> str:
@@ -48,15 +52,27 @@ def on_terminate(callback: Callable[[], None]) -> Callable[[], None]:
     return lambda: _cleanups.pop(token, None)
 
 
-def _terminate(signum: int, frame: object) -> None:
-    global _terminating
-    _terminating = True
+def _run_cleanups() -> None:
     for cleanup in list(_cleanups.values()):
         try:
             cleanup()
         except Exception:
-            pass  # we are going down anyway; one failed cleanup must not skip the others
+            pass  # we are stopping anyway; one failed cleanup must not skip the others
+
+
+def _terminate(signum: int, frame: object) -> None:
+    global _terminating
+    _terminating = True
+    _run_cleanups()
     raise SystemExit(128 + signum)
+
+
+def cancel() -> None:
+    """Abandon the work at hand (safe in a signal handler): kill what the running task
+    started, and fail the batch's remaining tasks without running them."""
+    global _cancelled
+    _cancelled = True
+    _run_cleanups()
 
 
 class _Runner:
@@ -83,6 +99,8 @@ def serve(
     runner: str | Callable[[Any], Any] = DEFAULT_RUNNER,
 ) -> None:
     """Serve batches until told to stop or the engine goes away."""
+    global _cancelled
+    _cancelled = False
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)
     run = _Runner(runner)
@@ -116,6 +134,8 @@ def _run_batch(batch: list[tuple[int, Any]], run: _Runner, send: Callable[[Any],
 
 def _run_one(task_id: int, payload: Any, run: _Runner) -> Result:
     start = time.time()
+    if _cancelled:
+        return (task_id, False, CANCELLED, False, start, start)
     try:
         value = run(payload)
     except LeafError as exc:

@@ -15,6 +15,7 @@ clients should use, and the free space.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import logging
 import os
@@ -66,10 +67,8 @@ class ChunkStore:
                 handle.write(data)
             os.replace(temporary, final)
         except BaseException:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.remove(temporary)
-            except FileNotFoundError:
-                pass
             raise
 
     def delete(self, keys: list[str]) -> int:
@@ -149,7 +148,7 @@ def heartbeat_forever(manager: Pool, node: str, address: str, store: ChunkStore,
 
 def main(argv: list[str] | None = None) -> int:
     """Run a benefactor in the foreground until SIGTERM/SIGINT."""
-    from storage_adapters.mosastore.daemon import run_until_signal, setup_logging
+    from storage_adapters.mosastore.daemon import block_stop_signals, run_until_signal, setup_logging
 
     parser = argparse.ArgumentParser(prog="mosastore benefactor", description="MosaStore benefactor (chunk server)")
     parser.add_argument("--node", required=True, help="this node's name (as workers see it)")
@@ -161,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--capacity-mb", type=int, help="offer at most this much space")
     args = parser.parse_args(argv)
     setup_logging(f"benefactor {args.node}")
+    block_stop_signals()  # before any thread starts
     secret = check_secret(read_secret_file(args.secret_file))
     node = check_name(args.node)
     store = ChunkStore(args.dir, args.capacity_mb * 1024 * 1024 if args.capacity_mb else None)

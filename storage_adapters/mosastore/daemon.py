@@ -1,12 +1,22 @@
-"""What the manager, benefactor and client processes share: logging and a clean stop on signals."""
+"""What the manager and benefactor processes share: logging and a prompt stop on signals.
+
+SIGTERM and SIGINT are blocked in every thread (`block_stop_signals`, called
+before any thread starts) and awaited by the main thread with `sigwait`,
+while the server runs in its own thread. Otherwise the kernel may deliver
+the signal to a helper thread, and Python would run the handler only when
+the main thread next wakes from `accept()`.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
-from types import FrameType
+
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 
 def setup_logging(role: str, verbose: bool = False) -> None:
@@ -18,15 +28,25 @@ def setup_logging(role: str, verbose: bool = False) -> None:
     )
 
 
+def block_stop_signals() -> None:
+    """Block SIGTERM/SIGINT in this thread and in every thread it starts from now on."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+
 def run_until_signal(serve: Callable[[], None]) -> None:
-    """Run `serve` in the main thread; SIGTERM or SIGINT makes it return (via SystemExit)."""
+    """Run `serve` in a thread; return on SIGTERM or SIGINT (or when `serve` ends, re-raising its error)."""
+    block_stop_signals()
+    failure: list[BaseException] = []
 
-    def stop(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(0)
+    def target() -> None:
+        try:
+            serve()
+        except BaseException as error:  # noqa: BLE001 - handed to the main thread
+            failure.append(error)
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)  # wake the main thread
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    try:
-        serve()
-    except SystemExit:
-        pass
+    threading.Thread(target=target, name="serve", daemon=True).start()
+    signal.sigwait(STOP_SIGNALS)
+    if failure:
+        raise failure[0]

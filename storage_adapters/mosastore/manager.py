@@ -152,9 +152,10 @@ class Manager:
         return ok(plan=self._plan(hint, str(request["writer"]))), b""
 
     def op_commit(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
-        fields = {key: request[key] for key in ("size", "chunk_size", "chunks", "mode", "uid", "gid", "mtime_ns", "xattrs")}
+        keys = ("size", "chunk_size", "chunks", "mode", "uid", "gid", "mtime_ns", "xattrs")
+        fields = {key: request[key] for key in keys}
         _check_chunks(fields["chunks"])
-        attrs = self.metadata.commit(_int(request, "ino"), _int(request, "parent"), check_name(request["name"]), fields)
+        attrs = self.metadata.commit(_int(request, "ino"), _int(request, "parent"), str(request["name"]), fields)
         return ok(attrs=attrs), b""
 
     def op_discard(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
@@ -171,6 +172,11 @@ class Manager:
 
     def _plan(self, hint: Hint, writer: str) -> dict[str, object]:
         live = self.live()
+        deadline = time.monotonic() + self.dead_after
+        while not live and time.monotonic() < deadline:
+            # Just restarted, or every benefactor is briefly late: give heartbeats a chance.
+            time.sleep(0.1)
+            live = self.live()
         if not live:
             raise OSError(errno.ENOSPC, "no live benefactor to store data on")
         group_node = None
@@ -268,17 +274,19 @@ def _check_chunks(chunks: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run a manager in the foreground until SIGTERM/SIGINT."""
-    from storage_adapters.mosastore.daemon import run_until_signal, setup_logging
+    from storage_adapters.mosastore.daemon import block_stop_signals, run_until_signal, setup_logging
 
     parser = argparse.ArgumentParser(prog="mosastore manager", description="MosaStore metadata manager")
     parser.add_argument("--listen", required=True, help="HOST:PORT to listen on")
     parser.add_argument("--db", required=True, help="SQLite file holding the namespace")
     parser.add_argument("--secret-file", required=True, help="mode-600 file holding the shared secret")
     parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, help="bytes per chunk (default 1 MiB)")
-    parser.add_argument("--dead-after", type=float, default=4.0, help="seconds without heartbeat before a benefactor is dead")
+    parser.add_argument("--dead-after", type=float, default=4.0,
+                        help="seconds without heartbeat before a benefactor is dead")
     parser.add_argument("--durable", action="store_true", help="fsync every metadata transaction")
     args = parser.parse_args(argv)
     setup_logging("manager")
+    block_stop_signals()  # before any thread starts
     secret = check_secret(read_secret_file(args.secret_file))
     if not 4096 <= args.chunk_size <= 64 * 1024 * 1024:
         parser.error("--chunk-size must be between 4 KiB and 64 MiB")

@@ -72,7 +72,7 @@ class Metadata:
         with self._tx():
             self._db.execute(
                 "INSERT OR IGNORE INTO inodes (ino, parent, name, mode, uid, gid, mtime_ns, ctime_ns) "
-                "VALUES (?, ?, '', ?, 0, 0, ?, ?)", (ROOT, ROOT, stat.S_IFDIR | 0o777, now, now))
+                "VALUES (?, ?, '', ?, 0, 0, ?, ?)", (ROOT, ROOT, stat.S_IFDIR | 0o755, now, now))
             self._db.execute("INSERT OR IGNORE INTO counters VALUES ('next_ino', 2)")
 
     def close(self) -> None:
@@ -177,7 +177,8 @@ class Metadata:
             self._directory(db, parent)
             if self._child(db, parent, name) is not None:
                 raise fail(errno.EEXIST, "file exists")
-            db.execute("INSERT INTO inodes (ino, parent, name, mode, uid, gid, mtime_ns, ctime_ns) VALUES (?,?,?,?,?,?,?,?)",
+            db.execute("INSERT INTO inodes (ino, parent, name, mode, uid, gid, mtime_ns, ctime_ns) "
+                       "VALUES (?,?,?,?,?,?,?,?)",
                        (ino, parent, name, stat.S_IFDIR | (mode & 0o7777), uid, gid, now, now))
             self._touch(db, parent, now)
             return _attrs(self._row(db, ino))
@@ -283,7 +284,8 @@ class Metadata:
     def set_xattrs(self, ino: int, xattrs: dict[str, str]) -> None:
         with self._tx() as db:
             self._row(db, ino)
-            db.execute("UPDATE inodes SET xattrs = ?, ctime_ns = ? WHERE ino = ?", (json.dumps(xattrs), time.time_ns(), ino))
+            db.execute("UPDATE inodes SET xattrs = ?, ctime_ns = ? WHERE ino = ?",
+                       (json.dumps(xattrs), time.time_ns(), ino))
 
     def xattrs(self, ino: int) -> dict[str, str]:
         with self._tx() as db:

@@ -11,6 +11,7 @@ is logged and answered with EIO, so one bad request never kills the server.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import socket
@@ -57,18 +58,14 @@ class Server:
     def shutdown(self) -> None:
         """Stop accepting and drop every open connection."""
         self._stopping.set()
-        try:
+        with contextlib.suppress(OSError):
             self._listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self._listener.close()
         with self._lock:
             connections = list(self._connections)
         for sock in connections:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def _serve_connection(self, sock: socket.socket, peer: tuple[str, int]) -> None:
         try:

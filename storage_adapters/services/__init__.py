@@ -16,6 +16,7 @@ from storage_adapters.services.common import ServiceRecord
 
 _SERVICE_MODULES = {
     "minio": "storage_adapters.services.minio",
+    "mosastore": "storage_adapters.mosastore.service",
     "s3fs": "storage_adapters.services.s3fs_mount",
     "sshd": "storage_adapters.services.sshd",
 }
@@ -32,9 +33,10 @@ def _module(name: str) -> ModuleType:
     return importlib.import_module(_SERVICE_MODULES[name])
 
 
-def start_service(name: str, state_dir: str) -> ServiceRecord:
-    """Start service `name` under `state_dir` (or return it if already running)."""
-    return _module(name).start(state_dir)
+def start_service(name: str, state_dir: str, **options: object) -> ServiceRecord:
+    """Start service `name` under `state_dir` (or return it if already running);
+    `options` are the service's own (mosastore: `benefactors`)."""
+    return _module(name).start(state_dir, **options)
 
 
 def stop_service(name: str, state_dir: str) -> bool:

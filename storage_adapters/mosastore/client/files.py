@@ -182,10 +182,12 @@ class PendingFile:
             data = os.pread(self._spool, length, offset)
             key = chunk_key(self.ino, self._write_id, self._sequence)
             self._sequence += 1
-            nodes = chunk_nodes(self.plan, index)
+            targets = chunk_nodes(self.plan, index)
+            nodes: list[str] = []
             async with trio.open_nursery() as copies:
-                for node in nodes:
-                    copies.start_soon(self._put_copy, node, key, data)
+                for node in targets:
+                    copies.start_soon(self._put_copy, node, key, data, targets, nodes)
+            nodes = list(dict.fromkeys(nodes))  # two failed copies may have found the same spare
             previous = self._uploaded.get(index)
             if previous is not None and previous[0] not in self._committed_keys:
                 self._superseded.append(previous)
@@ -195,8 +197,23 @@ class PendingFile:
         finally:
             self._inflight.pop(index).set()
 
-    async def _put_copy(self, node: str, key: str, data: bytes) -> None:
-        await trio.to_thread.run_sync(self._context.client.put, node, key, data, limiter=self._context.upload_limiter)
+    async def _put_copy(self, node: str, key: str, data: bytes, targets: list[str], placed: list[str]) -> None:
+        """Store one copy on `node`, or, if it fails, on a live node that holds no copy yet."""
+        client = self._context.client
+        try:
+            await trio.to_thread.run_sync(client.put, node, key, data, limiter=self._context.upload_limiter)
+        except OSError as failure:
+            spares = await trio.to_thread.run_sync(client.spare_nodes, set(targets) | set(placed))
+            for spare in spares:
+                try:
+                    await trio.to_thread.run_sync(client.put, spare, key, data, limiter=self._context.upload_limiter)
+                except OSError:
+                    continue
+                node = spare
+                break
+            else:
+                raise failure
+        placed.append(node)
         await self._context.links.transfer(self.writer, node, len(data))
 
     async def _drain(self) -> None:

@@ -50,6 +50,11 @@ class Handle:
 class MosaFS(XattrOperations, pyfuse3.Operations):
     """pyfuse3 operations over one MosaStore namespace."""
 
+    # The kernel gathers writes into large requests and keeps written pages cached, so a file
+    # read right after it was written here comes from memory; close() still sends every dirty
+    # page before the flush that commits the file.
+    enable_writeback_cache = True
+
     def __init__(self, client: StoreClient, node: str, spool_dir: str, chunk_size: int,
                  timeout: float = 1.0, cache_bytes: int = 256 * 1024 * 1024, readahead: int = 8,
                  links: LinkEmulator | None = None) -> None:
@@ -86,7 +91,9 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
                 return
 
     def _entry(self, attrs: dict[str, Any]) -> pyfuse3.EntryAttributes:
-        return entry(attrs, self._timeout, self.chunk_size)
+        # A file still being written may be discarded: the kernel must not cache its name.
+        timeout = 0.0 if attrs["ino"] in self._pending else self._timeout
+        return entry(attrs, timeout, self.chunk_size)
 
     def _attrs_of(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """Attributes as this mount sees them: a file being rewritten here shows its local state."""
@@ -203,7 +210,8 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
     # ----- namespace changes -----
 
     @translated
-    async def mkdir(self, parent_inode: int, name: bytes, mode: int, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+    async def mkdir(self, parent_inode: int, name: bytes, mode: int,
+                    ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
         reply, _ = await self.context.call("mkdir", parent=parent_inode, name=decode_name(name), mode=mode & 0o7777,
                                            uid=ctx.uid, gid=ctx.gid)
         return self._entry(reply["attrs"])

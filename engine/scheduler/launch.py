@@ -1,0 +1,296 @@
+"""Starting a run under MPI: which process does what, and joining the MPI job.
+
+`enter_run(args)` is the first thing `swiftcloud run` does. It decides:
+
+- **local**: `--transport local` (or `auto` without MPI installed): go on as
+  the engine with forked local workers.
+- **start mpiexec** (`-n N` with `--transport mpi`, or `auto` with MPI
+  installed): run the venv's own `mpiexec` (the `mpich` wheel's, the MPI
+  that mpi4py loads) and return its exit status, like `swift-t -n N` (see
+  supervise.py). Rank 0 runs `python -m engine.cli run --mpi ...`; the
+  worker ranks run the leaner `python -m engine.scheduler.launch`, which
+  skips the command line and compiler imports.
+- **join** (`--mpi`, or any process a launcher started: `mpiexec`, `mpirun`,
+  `srun`): initialize MPI; rank 0 goes on as the engine with the MPI
+  transport and `-n` taken from the job's size; ranks 1..N-1 serve tasks
+  until rank 0 lets them go, then return.
+
+Before MPI starts, the launcher's environment is compared with the MPI
+library mpi4py loads: a process started by another MPI's launcher would
+abort in MPI_Init with a PMI error, or run as a lone singleton; both are
+reported with what to do instead. Once MPI runs, the launcher's variables are
+removed from the environment, so that apps (perhaps MPI programs of their
+own) do not think they belong to this job.
+
+Imports are deferred to where they are needed: the process that only starts
+mpiexec should not pay for mpi4py, and a worker rank not for the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import importlib
+import importlib.util
+import os
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, UsageError
+
+if TYPE_CHECKING:
+    from engine.scheduler.mpi import World
+
+# `--transport auto` picks MPI when it is installed: hello world starts in
+# well under the 1 s goal under mpiexec here (see docs/mpi.md for figures).
+AUTO_PREFERS_MPI = True
+INSTALL_HINT = "install it with ./setup.sh (or: pip install mpi4py mpich)"
+TRANSPORT_ENV = "SWIFTCLOUD_TRANSPORT"  # what `--transport auto` means, if set
+# Set by launchers in every process they start; gone once MPI has read them.
+LAUNCHER_PREFIXES = ("PMI_", "PMIX_", "OMPI_", "HYDI_", "HYDRA_", "MPI_LOCAL")
+PMI_FAMILY = ("MPICH", "Intel(R) MPI", "MVAPICH")
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """What started this process, read from the variables launchers set."""
+
+    name: str
+    speaks: str  # "pmi" (MPICH's hydra, srun --mpi=pmi2), "pmix" (Open MPI), "" (unknown)
+    size: int | None
+    rank: int | None
+
+
+def enter_run(args: argparse.Namespace) -> int | None:
+    """Decide this process's part in `swiftcloud run`: an exit status when that part is
+    over (it ran the job under mpiexec, or served as a worker rank), else None to go on
+    as the engine (local, or MPI rank 0 with `args.processes` set to the job's size)."""
+    launcher = detect_launcher(os.environ)
+    transport = getattr(args, "transport", "auto")
+    if transport == "auto":
+        transport = os.environ.get(TRANSPORT_ENV) or "auto"
+        if transport not in ("auto", "local", "mpi"):
+            raise UsageError(f"${TRANSPORT_ENV} is {transport!r}; use auto, local or mpi")
+    if getattr(args, "mpi", False) or (launcher is not None and transport != "local"):
+        return _join(args, launcher)
+    if launcher is not None and (launcher.size or 1) > 1:
+        raise UsageError(f"{launcher.name} started {launcher.size} copies of this run with "
+                         "--transport local; each would run the whole script: use --mpi")
+    if transport == "local" or (transport == "auto" and not (AUTO_PREFERS_MPI and mpi_installed())):
+        return None
+    if not mpi_installed():
+        raise UsageError(f"--transport mpi needs mpi4py and the mpich wheel; {INSTALL_HINT}")
+    if args.processes < 2:
+        raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
+    from engine.scheduler import supervise
+
+    return supervise.run_job(mpiexec_command(args.processes, sys.argv), _child_env())
+
+
+def mpi_installed() -> bool:
+    """Are mpi4py and the venv's own mpiexec (from the mpich wheel) both installed?"""
+    return venv_mpiexec() is not None and importlib.util.find_spec("mpi4py") is not None
+
+
+def venv_mpiexec() -> str | None:
+    """This environment's own `mpiexec`: the one a wheel (mpich) put beside our Python,
+    matching the MPI library mpi4py loads from the same environment."""
+    path = os.path.join(sysconfig.get_path("scripts"), "mpiexec")
+    return path if os.access(path, os.X_OK) else None
+
+
+def mpiexec_command(processes: int, argv: list[str]) -> list[str]:
+    """The mpiexec line for this command line: rank 0 runs it again with `--mpi`, the
+    other ranks serve tasks (`python -m engine.scheduler.launch`)."""
+    words = argv[1:]
+    if words[:1] != ["run"]:
+        raise UsageError("cannot repeat this command line under mpiexec; use --transport local")
+    mpiexec = venv_mpiexec()
+    assert mpiexec is not None
+    return [mpiexec, "-n", "1", sys.executable, "-m", "engine.cli", "run", "--mpi", *words[1:],
+            ":", "-n", str(processes - 1), sys.executable, "-m", __name__]
+
+
+def detect_launcher(env: Mapping[str, str]) -> Launcher | None:
+    """Which MPI launcher started this process, if any (by the variables it sets)."""
+    def number(name: str) -> int | None:
+        value = env.get(name, "")
+        return int(value) if value.isdigit() else None
+
+    if "PMI_RANK" in env and ("PMI_FD" in env or "PMI_PORT" in env):
+        return Launcher("an MPICH-style mpiexec (PMI)", "pmi", number("PMI_SIZE"),
+                        number("PMI_RANK"))
+    if "OMPI_COMM_WORLD_SIZE" in env:
+        return Launcher("Open MPI's mpirun", "pmix", number("OMPI_COMM_WORLD_SIZE"),
+                        number("OMPI_COMM_WORLD_RANK"))
+    if "PMIX_RANK" in env:
+        return Launcher("a PMIx launcher (srun --mpi=pmix, prterun)", "pmix",
+                        number("SLURM_STEP_NUM_TASKS"), number("PMIX_RANK"))
+    if "SLURM_STEP_ID" in env and "SLURM_STEP_NUM_TASKS" in env:  # inside srun, not sbatch
+        return Launcher("srun", "", number("SLURM_STEP_NUM_TASKS"), number("SLURM_PROCID"))
+    return None
+
+
+def mismatch(launcher: Launcher | None, library: str) -> str | None:
+    """Why the MPI library cannot join this launcher's job, or None if it can."""
+    if launcher is None or not launcher.speaks:
+        return None
+    library_speaks = ("pmi" if library.startswith(PMI_FAMILY)
+                      else "pmix" if library.startswith("Open MPI") else launcher.speaks)
+    if library_speaks == launcher.speaks:
+        return None
+    return (f"this process was started by {launcher.name}, but mpi4py uses "
+            f"{library.splitlines()[0].strip()}, which cannot join that launcher's job")
+
+
+def _join(args: argparse.Namespace, launcher: Launcher | None) -> int | None:
+    """Become a rank of the MPI job: rank 0 returns None (go on as the engine)."""
+    from engine.scheduler.dispatch import set_default_transport
+
+    world = join(launcher)
+    if isinstance(world, int):
+        return world
+    args.processes = world.size
+    set_default_transport("mpi")
+    return None
+
+
+def join(launcher: Launcher | None = None) -> World | int:
+    """Take part in the MPI job this process was started in.
+
+    A worker rank serves tasks here until rank 0 releases it and returns its
+    exit status; so does a process that cannot take part (the reason is
+    printed once, by the launcher's rank 0). Rank 0 gets the job's `World`,
+    with an exit hook that releases (or aborts) the worker ranks.
+    """
+    world = _start_mpi(launcher)
+    if isinstance(world, int):
+        return world
+    if world.rank != 0:
+        return _serve(world)
+    atexit.register(_engine_exit, world)
+    return world
+
+
+def _start_mpi(launcher: Launcher | None) -> World | int:
+    """Initialize MPI (after checking the launcher) and install this process's world."""
+    import socket
+    import warnings
+
+    if launcher is None:
+        launcher = detect_launcher(os.environ)
+    if importlib.util.find_spec("mpi4py") is None:
+        raise UsageError(f"--mpi needs mpi4py; {INSTALL_HINT}")
+    import mpi4py
+
+    from engine.scheduler import mpi
+
+    mpi4py.rc.initialize = False  # we check the launcher first, and finalize ourselves
+    mpi4py.rc.finalize = False
+    from mpi4py import MPI
+
+    problem = mismatch(launcher, MPI.Get_library_version())
+    if problem is not None:
+        return _refuse(problem, launcher)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # mpi4py's own guess at the above
+        MPI.Init_thread(MPI.THREAD_FUNNELED)
+    comm = MPI.COMM_WORLD
+    if comm.Get_size() < 2:
+        MPI.Finalize()
+        if launcher is not None and (launcher.size or 1) > 1:
+            return _refuse(f"{launcher.name} started {launcher.size} processes, but MPI sees each "
+                           "as alone: the launcher and mpi4py's MPI library do not match", launcher)
+        raise UsageError("--mpi: this process was not started by an MPI launcher (or with -n 1); "
+                         "use 'swiftcloud run -n N SCRIPT' to start mpiexec, or "
+                         "'mpiexec -n N swiftcloud run --mpi SCRIPT' (N >= 2)")
+    peers = comm.allgather((socket.gethostname(), os.getpid()))
+    for name in [name for name in os.environ if name.startswith(LAUNCHER_PREFIXES)]:
+        del os.environ[name]
+    world = mpi.World(comm, peers)
+    mpi.install(world)
+    return world
+
+
+def _refuse(problem: str, launcher: Launcher | None) -> int:
+    if launcher is None or not launcher.rank:
+        mpiexec = venv_mpiexec() or "the mpich wheel's mpiexec"
+        print(f"swiftcloud: {problem}.\n"
+              f"  Start it with the MPI that mpi4py uses: 'swiftcloud run -n N SCRIPT' starts "
+              f"{mpiexec} for you, or run '{mpiexec} -n N swiftcloud run --mpi SCRIPT'.\n"
+              "  Under Slurm, use 'srun --mpi=pmi2 ...'. To use a cluster's own MPI instead, "
+              "rebuild mpi4py against it: 'pip uninstall -y mpich && pip install --no-binary "
+              "mpi4py --force-reinstall mpi4py' (with that MPI's mpicc on PATH).",
+              file=sys.stderr)
+    return EXIT_COMPILE
+
+
+def _serve(world: World) -> int:
+    """A worker rank's whole part: serve until released, then finalize and return 0."""
+    from engine.scheduler import mpi
+    from engine.scheduler.worker import DEFAULT_RUNNER
+
+    try:
+        # Import the task runner now, while rank 0 compiles the script, rather
+        # than when the first task arrives.
+        importlib.import_module(DEFAULT_RUNNER.partition(":")[0])
+        released = mpi.serve_rank(world)
+    except SystemExit as stop:  # SIGTERM: apps already killed by the worker's handler
+        _leave(stop.code if isinstance(stop.code, int) else EXIT_RUNTIME)
+    except BaseException:  # noqa: BLE001 - ours to fix; the launcher must end the job, not wait
+        import traceback
+
+        traceback.print_exc()
+        print("swiftcloud: internal error in an MPI worker rank; please report it", file=sys.stderr)
+        _leave(EXIT_RUNTIME)
+    if not released:  # rank 0 died: finalizing would wait for it forever
+        _leave(EXIT_RUNTIME)
+    from mpi4py import MPI
+
+    MPI.Finalize()
+    return EXIT_OK
+
+
+def _leave(status: int) -> None:
+    """Exit without finalizing MPI, which tells the launcher to end the whole job."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+def _engine_exit(world: World) -> None:
+    """Rank 0's last act: release the worker ranks (or abort them), then finalize."""
+    from engine.scheduler import supervise
+
+    supervise.mark_orderly_exit()
+    world.shutdown()
+
+
+def _child_env() -> dict[str, str]:
+    """Our environment, with this package importable by `python -m engine.cli` anywhere."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    paths = [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+def worker_main() -> int:
+    """Entry point of the worker ranks `swiftcloud run -n N` starts (rank 0 runs the CLI)."""
+    try:
+        status = join()
+    except UsageError as problem:
+        print(f"swiftcloud: {problem}", file=sys.stderr)
+        return EXIT_COMPILE
+    if not isinstance(status, int):
+        print("swiftcloud: internal error: a worker rank's entry point started as rank 0; "
+              "please report it", file=sys.stderr)
+        _leave(EXIT_RUNTIME)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(worker_main())

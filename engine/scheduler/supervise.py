@@ -1,0 +1,195 @@
+"""Run an MPI job's `mpiexec` as a child, watch it, and clean up after it.
+
+`swiftcloud run -n N` runs the job through `run_job`: the command's exit status
+becomes ours, signals we get are passed on, and a job that ends badly gets a
+clear one-line reason instead of only the launcher's banner.
+
+No orphans: an app runs in its own session, so when an MPI rank is killed
+(by hand, by the OOM killer, or by mpiexec tearing the job down) its apps
+survive it, and mpiexec would wait for them since they hold its output pipe.
+We therefore become a child subreaper (Linux): orphaned descendants are
+reparented to us instead of init. Once no MPI rank is left, whatever remains
+under us is killed and reaped, so the job ends within a tick.
+
+Rank 0 writes to the file named by `$SWIFTCLOUD_MPI_STATUS` as it begins its
+orderly exit; if it never did, a process of the job died, whatever exit
+status the launcher made of it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+from typing import Mapping, Sequence
+
+import psutil
+
+from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
+
+STATUS_ENV = "SWIFTCLOUD_MPI_STATUS"
+TICK_S = 0.1
+PR_SET_CHILD_SUBREAPER = 36
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+OWN_STATUSES = (EXIT_OK, EXIT_RUNTIME, EXIT_COMPILE, 130)
+
+
+def run_job(command: Sequence[str], env: Mapping[str, str]) -> int:
+    """Run `command` (an mpiexec line) to its end; return the run's exit status."""
+    fd, marker = tempfile.mkstemp(prefix="swiftcloud-mpi-", suffix=".status")
+    os.close(fd)
+    try:
+        _become_subreaper()
+        job = subprocess.Popen(list(command), env={**env, STATUS_ENV: marker})
+        with _forwarding_signals(job):
+            _watch(job)
+            status = job.wait()
+        _kill_orphans(job.pid)
+        orderly = os.path.getsize(marker) > 0
+    finally:
+        os.unlink(marker)
+    return verdict(status, orderly)
+
+
+def mark_orderly_exit() -> None:
+    """Called by rank 0 as its exit begins: the job did not die under it."""
+    path = os.environ.get(STATUS_ENV)
+    if path:
+        with contextlib.suppress(OSError), open(path, "w") as status:
+            status.write("orderly exit\n")
+
+
+def verdict(status: int, orderly: bool) -> int:
+    """Our exit status from the launcher's, saying why when a process of the job died."""
+    if orderly:
+        # Rank 0 stopped the job itself; a busy rank it had to end may have
+        # coloured the launcher's status, but the run had failed already.
+        return status if status in OWN_STATUSES else EXIT_RUNTIME
+    if status in (EXIT_OK, EXIT_COMPILE):
+        return status
+    print(f"swiftcloud: the MPI run was stopped: one of its processes died ({_describe(status)}); "
+          "under MPI a lost process ends the whole run (--transport local re-runs a lost "
+          "worker's tasks elsewhere)", file=sys.stderr)
+    return EXIT_RUNTIME
+
+
+def _describe(status: int) -> str:
+    signum = status - 128 if status > 128 else status
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        return f"mpiexec exit status {status}"
+    return f"mpiexec exit status {status}, e.g. killed by {name}"
+
+
+def _become_subreaper() -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: orphans go to init, as they would without us
+
+
+@contextlib.contextmanager
+def _forwarding_signals(job: subprocess.Popen[bytes]):  # type: ignore[no-untyped-def]
+    def forward(signum: int, frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            job.send_signal(signum)
+
+    previous = {signum: signal.signal(signum, forward) for signum in FORWARDED}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _watch(job: subprocess.Popen[bytes]) -> None:
+    """Wait for the job to end; meanwhile reap orphans, and kill them once no rank is left."""
+    pidfd = _pidfd(job.pid)
+    try:
+        while job.poll() is None:
+            if pidfd is not None:
+                select.select([pidfd], [], [], TICK_S)
+            else:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    job.wait(TICK_S)
+            orphans = [pid for pid in _children(os.getpid()) if pid != job.pid]
+            if orphans and not _ranks_alive(job.pid):
+                _kill(orphans)
+            else:
+                _reap_exited(orphans)
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of `pid`, from /proc (cheap: no scan of every process)."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                found += [int(child) for child in listing.read().split()]
+    except OSError:
+        with contextlib.suppress(psutil.Error):
+            found = [child.pid for child in psutil.Process(pid).children()]
+    return found
+
+
+def _ranks_alive(launcher: int) -> bool:
+    """Does any MPI process still run? (mpiexec -> one proxy per node -> ranks; a proxy
+    reaps a dead rank only once its output pipes close, so zombies do not count.)"""
+    return any(not _zombie(rank) for proxy in _children(launcher) for rank in _children(proxy))
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True  # gone already
+
+
+def _kill_orphans(launcher: int) -> None:
+    """After the launcher ended: kill and reap everything left under us."""
+    for _ in range(50):
+        orphans = [pid for pid in _children(os.getpid()) if pid != launcher]
+        if not orphans:
+            return
+        _kill(orphans)
+
+
+def _kill(orphans: list[int]) -> None:
+    """SIGKILL these children of ours, their process groups and descendants; reap them."""
+    for pid in orphans:
+        with contextlib.suppress(psutil.Error):
+            for descendant in psutil.Process(pid).children(recursive=True):
+                descendant.kill()
+        with contextlib.suppress(OSError):
+            if os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in orphans:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
+def _reap_exited(orphans: list[int]) -> None:
+    """Reap orphans that ended by themselves (they are our children now)."""
+    for pid in orphans:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)

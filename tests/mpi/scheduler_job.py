@@ -1,0 +1,132 @@
+"""An MPI job for the transport tests: `mpiexec -n 3 python -m tests.mpi.scheduler_job DIR CASE...`.
+
+Rank 0 runs each named case as its own `Scheduler` session (so the cases also
+show that sessions are fenced from one another) and prints one JSON line per
+case with what it saw; the worker ranks serve tasks from `tests.scheduler.runners`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from engine.scheduler import launch
+from engine.scheduler.dispatch import Scheduler, SchedulerAborted
+from engine.scheduler.task import Completion, Task
+from tests.scheduler.runners import RUNNER
+
+
+def job(task_id: int, name: str, argument: Any, **fields: Any) -> Task:
+    return Task(task_id, "python", payload=(name, argument), label=name, **fields)
+
+
+def collect(scheduler: Scheduler, count: int, timeout: float = 60.0) -> dict[int, Completion]:
+    deadline = time.monotonic() + timeout
+    done: dict[int, Completion] = {}
+    while len(done) < count and time.monotonic() < deadline:
+        for completion in scheduler.poll(1.0):
+            done[completion.task_id] = completion
+    return done
+
+
+def many_noops(workdir: Path) -> dict[str, Any]:
+    with Scheduler(2, transport="mpi", runner=RUNNER) as scheduler:
+        for i in range(2000):
+            scheduler.submit(job(i, "noop", i))
+        done = collect(scheduler, 2000)
+    return {"count": len(done), "right": sum(c.ok and c.value == i for i, c in done.items()),
+            "workers": sorted({c.worker for c in done.values()})}
+
+
+def failures(workdir: Path) -> dict[str, Any]:
+    with Scheduler(2, transport="mpi", runner=RUNNER) as scheduler:
+        scheduler.submit(job(0, "fail", ("the app failed: exit 1", False), retries=3))
+        scheduler.submit(job(1, "broken", "x"))
+        scheduler.submit(job(2, "unpicklable", "y"))
+        scheduler.submit(job(3, "noop", "fine"))
+        done = collect(scheduler, 4)
+    return {str(i): [c.ok, c.value if c.ok else c.error, c.attempts] for i, c in done.items()}
+
+
+def retries(workdir: Path) -> dict[str, Any]:
+    with Scheduler(2, transport="mpi", runner=RUNNER) as scheduler:
+        scheduler.submit(job(0, "fail_then_succeed", (str(workdir / "a"), 2), retries=2))
+        scheduler.submit(job(1, "fail_then_succeed", (str(workdir / "b"), 2), retries=1))
+        done = collect(scheduler, 2)
+    return {str(i): [c.ok, c.value if c.ok else c.error, c.attempts] for i, c in done.items()}
+
+
+def nodes(workdir: Path) -> dict[str, Any]:
+    with Scheduler(2, transport="mpi", runner=RUNNER, nodes=["alpha", "beta"]) as scheduler:
+        for i in range(40):
+            scheduler.submit(job(i, "where", None))
+        done = collect(scheduler, 40)
+    return {"matching": sum(c.value[0] == c.node for c in done.values()),
+            "nodes": sorted({c.node for c in done.values()}),
+            "pids": len({c.value[1] for c in done.values()})}
+
+
+def kill(workdir: Path) -> dict[str, Any]:
+    """Both workers run a long app; a kill-close cancels them, and the next session works."""
+    apps = workdir / "apps"
+    apps.mkdir()
+    scheduler = Scheduler(2, transport="mpi", runner=RUNNER)
+    for i in range(2):
+        scheduler.submit(job(i, "app_then_hang", str(apps)))
+    scheduler.submit(job(2, "noop", "queued behind a hanging app"))
+    deadline = time.monotonic() + 10
+    while len(list(apps.iterdir())) < 2 and time.monotonic() < deadline:
+        scheduler.poll(0.05)
+    children = [int(p.read_text()) for p in apps.iterdir()]
+    started = time.monotonic()
+    scheduler.close(kill=True)
+    with Scheduler(2, transport="mpi", runner=RUNNER) as again:
+        again.submit(job(0, "noop", "after the kill"))
+        after = collect(again, 1)
+    return {"apps": len(children), "close_s": time.monotonic() - started,
+            "alive": [pid for pid in children if _alive(pid)],
+            "after": after[0].value if after else None}
+
+
+def abort(workdir: Path) -> dict[str, Any]:
+    """A worker loops in Python (nothing to cancel): exiting must not wait for it forever."""
+    scheduler = Scheduler(2, transport="mpi", runner=RUNNER)
+    scheduler.submit(job(0, "sleep", 600.0))
+    scheduler.poll(0.3)
+    scheduler.close(kill=True)
+    return {"closed": True}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rpartition(")")[2].split()[0] != "Z"
+
+
+CASES: dict[str, Callable[[Path], dict[str, Any]]] = {
+    f.__name__: f for f in (many_noops, failures, retries, nodes, kill, abort)}
+
+
+def main() -> int:
+    world = launch.join()
+    if isinstance(world, int):
+        return world  # a worker rank, released
+    workdir = Path(sys.argv[1])
+    for name in sys.argv[2:]:
+        try:
+            outcome = CASES[name](workdir)
+        except SchedulerAborted as error:
+            outcome = {"aborted": str(error)}
+        print(json.dumps({"case": name, **outcome}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Running MosaStore instances for tests: the real service on 127.0.0.1, torn down with checks.
+
+`running_store(state_dir, benefactors)` starts a manager, benefactors and the
+FUSE mount exactly as `swiftcloud services start mosastore` does, and on exit
+stops them by PID and verifies that nothing is left behind: no process of
+the store still running, no mount still listed. Tests that cannot run here
+(pyfuse3 not installed, no /dev/fuse) skip with the reason.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from storage_adapters.mosastore import deploy, service
+from storage_adapters.services.common import ServiceRecord
+
+
+def skip_unless_fuse() -> None:
+    """Skip the calling test when the MosaStore client cannot run on this machine."""
+    missing = [module for module in ("pyfuse3", "trio") if importlib.util.find_spec(module) is None]
+    if missing:
+        pytest.skip(f"MosaStore client needs {', '.join(missing)} (bash setup.d/30-mosastore.sh)")
+    if not os.access("/dev/fuse", os.R_OK | os.W_OK):
+        pytest.skip("FUSE is unavailable here (/dev/fuse missing or not accessible)")
+
+
+def assert_nothing_left(record: ServiceRecord) -> None:
+    """Every process of the store has ended and the mount is gone."""
+    alive = [f"{p.role} {p.node} (pid {p.pid})" for p in service.processes(record) if p.running()]
+    assert alive == [], f"processes left running: {alive}"
+    assert deploy.mounted_fstype(record.info["mountpoint"]) is None, "the mount was left behind"
+
+
+@contextmanager
+def running_store(state_dir: str, benefactors: int = 4, **options: object) -> Iterator[ServiceRecord]:
+    """A started store; stopped (and checked to be gone) on exit."""
+    skip_unless_fuse()
+    record = service.start(state_dir, benefactors=benefactors, **options)
+    try:
+        yield record
+    finally:
+        record = service.load_record(state_dir, service.NAME) or record  # restarts update it
+        service.stop(state_dir)
+        assert_nothing_left(record)

@@ -1,0 +1,443 @@
+"""MosaStore: conformance through the mount, POSIX tools, placement, security, and faults.
+
+One store (manager, 4 benefactors, FUSE mount) serves most tests; the fault
+tests each start their own, since they kill parts of it. Every store is
+started by the real service code and stopped by PID, and teardown checks
+that no process or mount is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storage_adapters.errors import StorageConfigError
+from storage_adapters.mosastore import deploy, service
+from storage_adapters.mosastore.adapter import MosaStoreAdapter
+from storage_adapters.mosastore.auth import AuthenticationError, check_secret
+from storage_adapters.mosastore.protocol import RemoteError, send_message
+from storage_adapters.mosastore.rpc import Pool
+from storage_adapters.services.common import ServiceRecord
+
+from .abstract import StorageConformance
+from .conftest import unique_name
+from .mosastore.locality import count_locality
+from .mosastore.stores import assert_nothing_left, running_store, skip_unless_fuse
+
+MB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
+    with running_store(str(tmp_path_factory.mktemp("mosastore-state")), benefactors=4) as record:
+        yield record
+
+
+def mount_of(record: ServiceRecord) -> Path:
+    return Path(record.info["mountpoint"])
+
+
+def adapter_for(record: ServiceRecord, subdir: str) -> MosaStoreAdapter:
+    adapter = MosaStoreAdapter(record.info["mountpoint"], record.info["manager"], record.secrets["secret"],
+                               subdir=subdir, auto_mount=False)
+    adapter.check()
+    return adapter
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def run(*argv: str, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == 0, f"{argv} failed: {result.stderr}"
+    return result.stdout
+
+
+def location(path: Path) -> list[str]:
+    return os.getxattr(path, "user.mosastore.location").decode().split(",")
+
+
+class TestMosaStore(StorageConformance):
+    @pytest.fixture
+    def adapter(self, store: ServiceRecord) -> Iterator[MosaStoreAdapter]:
+        adapter = adapter_for(store, unique_name("conformance"))
+        yield adapter
+        adapter.close()
+
+
+# ----- POSIX tools through the mount -----
+
+def test_posix_tools_through_the_mount(store: ServiceRecord, tmp_path: Path) -> None:
+    root = mount_of(store) / unique_name("posix")
+    root.mkdir()
+    source = tmp_path / "source.bin"
+    source.write_bytes(os.urandom(5 * MB + 12345))
+    expected = run("sha256sum", str(source)).split()[0]
+    run("cp", str(source), str(root / "copy.bin"))
+    assert run("sha256sum", str(root / "copy.bin")).split()[0] == expected
+    run("dd", f"if={source}", f"of={root / 'dd.bin'}", "bs=64k", "status=none")
+    with open(tmp_path / "catted", "wb") as catted:
+        subprocess.run(["cat", str(root / "dd.bin")], stdout=catted, check=True)
+    assert (tmp_path / "catted").read_bytes() == source.read_bytes()
+    run("mkdir", "-p", str(root / "sub" / "deeper"))
+    run("mv", str(root / "copy.bin"), str(root / "sub" / "deeper" / "moved.bin"))
+    listing = run("ls", "-l", str(root / "sub" / "deeper"))
+    assert "moved.bin" in listing and str(5 * MB + 12345) in listing
+    assert not (root / "copy.bin").exists()
+    run("cp", "-r", str(root / "sub"), str(root / "sub-copy"))
+    assert run("sha256sum", str(root / "sub-copy" / "deeper" / "moved.bin")).split()[0] == expected
+    run("dd", "if=/dev/zero", f"of={root / 'zeros'}", "bs=1M", "count=3", "status=none")
+    assert (root / "zeros").stat().st_size == 3 * MB
+    (root / "text.txt").write_text("line one\n")
+    with open(root / "text.txt", "a") as handle:
+        handle.write("line two\n")
+    assert run("cat", str(root / "text.txt")) == "line one\nline two\n"
+    run("rm", "-r", str(root / "sub-copy"))
+    assert sorted(os.listdir(root)) == ["dd.bin", "sub", "text.txt", "zeros"]
+
+
+def test_random_writes_truncation_and_rewrites(store: ServiceRecord) -> None:
+    path = mount_of(store) / unique_name("rw")
+    data = bytearray(os.urandom(3 * MB + 100))
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.seek(MB // 2)
+        handle.write(b"X" * 1000)  # into a chunk that may already be uploaded
+    data[MB // 2:MB // 2 + 1000] = b"X" * 1000
+    assert path.read_bytes() == data
+    with open(path, "r+b") as handle:  # an in-place rewrite of a closed file
+        handle.seek(2 * MB)
+        handle.write(b"Y" * 10)
+    data[2 * MB:2 * MB + 10] = b"Y" * 10
+    assert path.read_bytes() == data
+    os.truncate(path, MB + 7)
+    assert path.read_bytes() == data[:MB + 7]
+    with open(path, "r+b") as handle:  # a hole past the end reads as zeros
+        handle.seek(2 * MB)
+        handle.write(b"end")
+    assert path.read_bytes() == bytes(data[:MB + 7]) + bytes(MB - 7) + b"end"
+
+
+def test_a_file_closed_on_one_node_is_whole_on_another(store: ServiceRecord, tmp_path: Path) -> None:
+    """Two clients (two mounts) of one store: close-to-open consistency between them."""
+    other = deploy.mount(str(tmp_path / "mnt2"), store.info["manager"],
+                         os.path.join(store.info["log"], "secret"), "node1", str(tmp_path / "spool"),
+                         str(tmp_path / "client2.log"))
+    try:
+        name = unique_name("shared")
+        payload = os.urandom(4 * MB + 3)
+        with open(mount_of(store) / name, "wb") as handle:
+            handle.write(payload)
+            assert not (tmp_path / "mnt2" / name).exists()  # not visible before close
+        assert (tmp_path / "mnt2" / name).read_bytes() == payload
+        (tmp_path / "mnt2" / f"{name}.back").write_bytes(payload[::-1])
+        assert (mount_of(store) / f"{name}.back").read_bytes() == payload[::-1]
+    finally:
+        deploy.unmount(str(tmp_path / "mnt2"), other)
+    assert deploy.mounted_fstype(str(tmp_path / "mnt2")) is None
+
+
+# ----- placement and locations -----
+
+def write_as(node: str, path: Path, data: bytes) -> None:
+    """Write a file from a process that runs on emulated node `node`."""
+    env = {**os.environ, "SWIFTCLOUD_NODE": node}
+    subprocess.run([sys.executable, "-c", f"import sys; open({str(path)!r}, 'wb').write(sys.stdin.buffer.read())"],
+                   input=data, env=env, check=True)
+
+
+def test_local_placement_keeps_every_chunk_on_the_writers_node(store: ServiceRecord) -> None:
+    directory = mount_of(store) / unique_name("local")
+    directory.mkdir()
+    os.setxattr(directory, "user.mosastore.placement", b"local")
+    for node in ("node1", "node3"):
+        write_as(node, directory / f"from-{node}", os.urandom(3 * MB))
+        assert location(directory / f"from-{node}") == [node]
+
+
+def test_scatter_collocate_and_replicate(store: ServiceRecord) -> None:
+    root = mount_of(store) / unique_name("hints")
+    root.mkdir()
+    (root / "striped").write_bytes(os.urandom(8 * MB))
+    assert len(location(root / "striped")) == 4  # the default stripes over every benefactor
+    (root / "group").mkdir()
+    os.setxattr(root / "group", "user.mosastore.placement", b"collocate:reduce-7")
+    for index in range(3):
+        write_as(f"node{index}", root / "group" / f"part{index}", os.urandom(2 * MB))
+    holders = {tuple(location(root / "group" / f"part{index}")) for index in range(3)}
+    assert len(holders) == 1 and len(next(iter(holders))) == 1
+    with open(root / "broadcast", "wb") as handle:  # a hint on the file itself, set while writing
+        os.setxattr(handle.fileno(), "user.mosastore.placement", b"replicate:3")
+        handle.write(os.urandom(3 * MB))
+    assert len(location(root / "broadcast")) == 3
+    assert os.getxattr(root / "broadcast", "user.mosastore.placement") == b"replicate:3"
+
+
+def test_bad_hints_and_read_only_location_are_refused(store: ServiceRecord) -> None:
+    directory = mount_of(store) / unique_name("bad")
+    directory.mkdir()
+    for bad in (b"nearby", b"replicate:0", b"replicate:x", b"collocate:"):
+        with pytest.raises(OSError) as caught:
+            os.setxattr(directory, "user.mosastore.placement", bad)
+        assert caught.value.errno == 22
+    (directory / "f").write_bytes(b"x")
+    with pytest.raises(PermissionError):
+        os.setxattr(directory / "f", "user.mosastore.location", b"node0")
+
+
+def test_adapter_locations_placement_and_writer_tag(store: ServiceRecord, monkeypatch: pytest.MonkeyPatch) -> None:
+    adapter = adapter_for(store, unique_name("adapter"))
+    adapter.mkdir("pipeline")
+    adapter.set_placement("pipeline", "local")
+    assert adapter.placement("pipeline") == "local"
+    monkeypatch.setenv("SWIFTCLOUD_NODE", "node2")  # this process's /proc environ predates it
+    adapter.pipe("pipeline/a.bin", os.urandom(2 * MB))
+    adapter.put_file(__file__, "pipeline/b.py")
+    assert adapter.locations("pipeline/a.bin") == ["node2"]
+    assert adapter.locations("pipeline/b.py") == ["node2"]
+    assert adapter.locations("pipeline") == []
+    assert adapter.locations("no/such/file") == []
+    with pytest.raises(ValueError):
+        adapter.set_placement("pipeline", "everywhere")
+
+
+def test_locality_count_from_a_run_log(store: ServiceRecord, tmp_path: Path) -> None:
+    adapter = adapter_for(store, unique_name("locality"))
+    adapter.mkdir("stage")
+    adapter.set_placement("stage", "local")
+    events = []
+    for task, node in enumerate(["node0", "node1", "node2", "node3", "node1"]):
+        write_as(node, Path(adapter.local_path(f"stage/in{task}")), b"x" * 1000)
+        ran_on = node if task != 4 else "node0"  # the last task ran away from its input
+        events.append({"event": "start", "task": task, "node": ran_on, "inputs": [f"stage/in{task}"]})
+    log = tmp_path / "events.jsonl"
+    log.write_text("".join(f"{json.dumps(event)}\n" for event in events))
+    result = count_locality(str(log), adapter)
+    assert (result.local, result.counted) == (4, 5)
+    assert result.fraction == pytest.approx(0.8)
+
+
+# ----- security -----
+
+def test_wrong_secrets_and_raw_connections_are_refused(store: ServiceRecord) -> None:
+    manager = store.info["manager"]
+    with pytest.raises(AuthenticationError):
+        Pool(manager, check_secret("not-the-secret-at-all"), retry_for=1).ping()
+    host, port = manager.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=5) as raw:
+        assert b"challenge" in raw.recv(4096)
+        send_message(raw, {"op": "lookup", "parent": 1, "name": "x"})  # a request instead of a proof
+        answer = b""
+        while chunk := raw.recv(4096):
+            answer += chunk
+        assert b"attrs" not in answer  # the connection was closed without serving anything
+    with pytest.raises(ValueError):
+        check_secret("short")
+
+
+def test_names_and_chunk_keys_cannot_escape(store: ServiceRecord) -> None:
+    secret = check_secret(store.secrets["secret"])
+    manager = Pool(store.info["manager"], secret, retry_for=1)
+    for name in ("..", ".", "a/b", "", "x\x00y"):
+        with pytest.raises(RemoteError) as caught:
+            manager.call("mkdir", parent=1, name=name, mode=0o755, uid=0, gid=0)
+        assert caught.value.errno == 22
+    node = service.processes(store)[1]
+    benefactor = Pool(f"127.0.0.1:{node.port}", secret, retry_for=1)
+    for key in ("../../etc/passwd", "/etc/passwd", "1-0123456789abcdef-0/../x"):
+        with pytest.raises(RemoteError) as caught:
+            benefactor.call("get", key=key)
+        assert caught.value.errno == 22
+    manager.close()
+    benefactor.close()
+
+
+def test_the_secret_is_never_logged_or_on_a_command_line(store: ServiceRecord) -> None:
+    secret = store.secrets["secret"]
+    Pool(store.info["manager"], check_secret("a-wrong-secret-1234"), retry_for=1).close()
+    for log in Path(store.info["log"]).glob("*.log"):
+        assert secret not in log.read_text()
+    for process in service.processes(store):
+        with open(f"/proc/{process.pid}/cmdline", "rb") as cmdline:
+            assert secret.encode() not in cmdline.read()
+
+
+# ----- faults -----
+
+def test_killing_a_benefactor_during_replicated_reads_loses_nothing(tmp_path: Path) -> None:
+    with running_store(str(tmp_path / "state"), benefactors=3) as record:
+        root = mount_of(record) / "inputs"
+        root.mkdir()
+        os.setxattr(root, "user.mosastore.placement", b"replicate:2")
+        # Large enough that most chunks are fetched after the kill (read-ahead is 8 chunks + 4 MiB).
+        payloads = {f"f{index}": os.urandom(32 * MB + index) for index in range(3)}
+        for name, data in payloads.items():
+            (root / name).write_bytes(data)
+        victim_node = location(root / "f0")[0]
+        victim = next(p for p in service.processes(record) if p.node == victim_node and p.role == "benefactor")
+        progress = threading.Semaphore(0)
+        killed = threading.Event()
+        results: dict[str, str] = {}
+        after_kill: list[int] = []
+
+        def read(name: str) -> None:
+            hasher = hashlib.sha256()
+            with open(root / name, "rb") as handle:
+                os.posix_fadvise(handle.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+                while block := handle.read(256 * 1024):
+                    hasher.update(block)
+                    if killed.is_set():
+                        after_kill.append(len(block))
+                    progress.release()
+                    time.sleep(0.005)  # slow readers, so that the kill lands in the middle
+            results[name] = hasher.hexdigest()
+
+        readers = [threading.Thread(target=read, args=(name,)) for name in payloads]
+        for reader in readers:
+            reader.start()
+        for _ in range(8):
+            progress.acquire(timeout=30)
+        os.kill(victim.pid, signal.SIGKILL)
+        killed.set()
+        for reader in readers:
+            reader.join(timeout=120)
+        assert results == {name: digest(data) for name, data in payloads.items()}
+        assert sum(after_kill) > 2 * 20 * MB  # most of the bytes were read after the kill
+        assert not victim.running()
+        # Writes right after the loss (the manager still counts the node as alive) go elsewhere.
+        fresh = os.urandom(6 * MB)
+        (mount_of(record) / "after-loss.bin").write_bytes(fresh)
+        assert (mount_of(record) / "after-loss.bin").read_bytes() == fresh
+        assert victim_node not in location(mount_of(record) / "after-loss.bin")
+
+
+def test_a_manager_restart_keeps_every_closed_file(tmp_path: Path) -> None:
+    with running_store(str(tmp_path / "state"), benefactors=2) as record:
+        adapter = adapter_for(record, "kept")
+        payloads = {f"dir{index % 3}/file{index}": os.urandom(MB * (index % 3) + 17 * index) for index in range(12)}
+        for path, data in payloads.items():
+            adapter.pipe(path, data)
+        adapter.rename("dir0", "renamed0")
+        service.restart_manager(str(tmp_path / "state"), kill=True)
+        expected = {path.replace("dir0/", "renamed0/"): data for path, data in payloads.items()}
+        assert adapter.find("") == sorted(expected)
+        for path, data in expected.items():
+            assert adapter.cat(path) == data
+        adapter.pipe("after-restart.txt", b"still writable")
+        assert adapter.cat("after-restart.txt") == b"still writable"
+
+
+def test_a_writer_killed_before_close_never_publishes(tmp_path: Path) -> None:
+    with running_store(str(tmp_path / "state"), benefactors=2) as record:
+        target = mount_of(record) / "output.bin"
+        writer = subprocess.Popen([sys.executable, "-c", (
+            "import os, signal, sys\n"
+            f"handle = open({str(target)!r}, 'wb')\n"
+            "handle.write(os.urandom(5 * 1024 * 1024)); handle.flush()\n"
+            "print('written', flush=True); sys.stdin.read()\n"
+        )], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert writer.stdout is not None and writer.stdout.readline() == b"written\n"
+        writer.kill()
+        writer.wait()
+        writer.stdin.close()  # type: ignore[union-attr]
+        writer.stdout.close()
+        assert not target.exists()
+        assert os.listdir(mount_of(record)) == []
+        # A writer that exits normally without closing still publishes its file whole.
+        subprocess.run([sys.executable, "-c", f"import os; open({str(target)!r}, 'wb').write(b'done'); os._exit(0)"],
+                       check=True)
+        assert target.read_bytes() == b"done"
+
+
+def test_a_client_crash_during_a_write_never_publishes(tmp_path: Path) -> None:
+    with running_store(str(tmp_path / "state"), benefactors=2) as record:
+        target = mount_of(record) / "half.bin"
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT, 0o644)
+        os.write(descriptor, os.urandom(3 * MB))
+        record = service.restart_client(str(tmp_path / "state"), kill=True)
+        with contextlib.suppress(OSError):
+            os.close(descriptor)  # on the dead connection of the old mount
+        assert not target.exists()
+        assert os.listdir(mount_of(record)) == []
+
+
+# ----- try-it mode, auto-mount and configuration errors -----
+
+def test_services_command_and_try_it_mode(tmp_path: Path) -> None:
+    state = str(tmp_path / "state")
+    env = {**os.environ, "SWIFTCLOUD_STATE_DIR": state}
+    cli = [sys.executable, "-m", "storage_adapters.cli"]
+    skip_unless_fuse()
+    started = run(*cli, "services", "start", "mosastore", "--benefactors", "2", "--state-dir", state, env=env)
+    assert "nodes node0,node1" in started
+    record = service.load_record(state, service.NAME)
+    assert record is not None
+    try:
+        (tmp_path / "in.txt").write_bytes(b"through the CLI")
+        run(*cli, "put", str(tmp_path / "in.txt"), "cli/in.txt", "--storage", "mosastore", env=env)
+        run(*cli, "get", "cli/in.txt", str(tmp_path / "back.txt"), "--storage", "mosastore", env=env)
+        assert (tmp_path / "back.txt").read_bytes() == b"through the CLI"
+        assert "mosastore running" in run(*cli, "services", "status", "mosastore", "--state-dir", state, env=env)
+        assert record.secrets["secret"] not in started
+    finally:
+        stopped = run(*cli, "services", "stop", "mosastore", "--state-dir", state, env=env)
+    assert stopped.strip() == "mosastore stopped"
+    assert_nothing_left(record)
+
+
+def test_auto_mount_and_configuration_errors(store: ServiceRecord, tmp_path: Path) -> None:
+    manager, secret = store.info["manager"], store.secrets["secret"]
+    mounted = MosaStoreAdapter(str(tmp_path / "own-mount"), manager, secret, work_dir=str(tmp_path / "work"))
+    mounted.check()
+    try:
+        assert deploy.mounted_fstype(str(tmp_path / "own-mount")) == deploy.FSTYPE
+        mounted.pipe("auto/x.txt", b"mounted by the adapter")
+        assert (mount_of(store) / "auto" / "x.txt").read_bytes() == b"mounted by the adapter"
+    finally:
+        mounted.close()
+    assert deploy.mounted_fstype(str(tmp_path / "own-mount")) is None
+    wrong = MosaStoreAdapter(str(tmp_path / "m2"), manager, "wrong-secret-wrong-secret", work_dir=str(tmp_path / "w"))
+    with pytest.raises(StorageConfigError, match="refused the secret"):
+        wrong.check()
+    unreachable = MosaStoreAdapter(str(tmp_path / "m3"), "127.0.0.1:1", secret, work_dir=str(tmp_path / "w"))
+    with pytest.raises(StorageConfigError, match="cannot reach the manager") as caught:
+        unreachable.check()
+    assert secret not in str(caught.value)
+    with pytest.raises(StorageConfigError, match="auto_mount is false"):
+        MosaStoreAdapter(str(tmp_path / "m4"), manager, secret, auto_mount=False).check()
+
+
+def test_deleted_and_replaced_files_free_their_chunks(store: ServiceRecord) -> None:
+    benefactors = Path(store.info["log"]) / "benefactors"
+
+    def chunk_files() -> int:
+        return sum(1 for path in benefactors.rglob("*") if path.is_file())
+
+    def settle(expected: int) -> int:
+        deadline = time.monotonic() + 10
+        while chunk_files() != expected and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return chunk_files()
+
+    time.sleep(1.5)  # let earlier tests' garbage be collected
+    before = chunk_files()
+    path = mount_of(store) / unique_name("garbage")
+    path.write_bytes(os.urandom(5 * MB))
+    assert chunk_files() == before + 5
+    path.write_bytes(os.urandom(2 * MB))  # replaced: the 5 old chunks go
+    assert settle(before + 2) == before + 2
+    path.unlink()
+    assert settle(before) == before
