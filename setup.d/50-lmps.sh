@@ -3,12 +3,6 @@
 #     reference in the tests; brings numpy, scipy and pandas) and highspy (HiGHS, the LP solver).
 # No Debian packages. Idempotent: pip runs only when an import fails.
 # Sourced by setup.sh (which sets ROOT and VENV); also runnable alone: bash setup.d/50-lmps.sh
-ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-VENV=${VENV:-$ROOT/.venv}
+source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 
-if ! "$VENV/bin/python" -c "import pandapower, highspy" 2>/dev/null; then
-  echo "setup: pip install pandapower highspy"
-  lmps_constraints=()
-  [[ -f "$ROOT/constraints.txt" ]] && lmps_constraints=(-c "$ROOT/constraints.txt")
-  "$VENV/bin/python" -m pip install -q "${lmps_constraints[@]}" pandapower highspy
-fi
+pip_install_unless "pandapower, highspy" pandapower highspy
