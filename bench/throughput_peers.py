@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import time
 from typing import Callable
 
@@ -32,9 +35,13 @@ def measure(peer: str, tasks: int, timeout: float = 900.0) -> tuple[float | None
     problem = _install(peer)
     if problem:
         return None, problem
+    # Parsl starts helper commands (its interchange) by name from the venv's bin.
+    path = os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
     try:
-        result = subprocess.run([sys.executable, __file__, peer, str(tasks)], capture_output=True,
-                                text=True, timeout=timeout)
+        with tempfile.TemporaryDirectory() as scratch:  # Parsl writes runinfo/ where it runs
+            result = subprocess.run([sys.executable, os.path.abspath(__file__), peer, str(tasks)],
+                                    capture_output=True, text=True, timeout=timeout, cwd=scratch,
+                                    env={**os.environ, "PATH": path})
     except subprocess.TimeoutExpired:
         return None, f"{peer} did not finish {tasks} tasks within {timeout:.0f} s"
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]

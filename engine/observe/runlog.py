@@ -16,6 +16,9 @@ from typing import Any, Optional, TextIO
 
 from engine.scheduler.task import Completion, Task
 
+# One shared encoder: json.dumps with options builds a new one per call (3 records per task).
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
 
 def next_run_dir(base: str = "runs") -> str:
     """Create and return `base/NNN`, the next free number (safe if runs race)."""
@@ -43,7 +46,7 @@ class RunLog:
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._file is not None:
-            self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+            self._file.write(_ENCODER.encode(record) + "\n")
 
     def run_started(self, script: str, args: list[str], workers: int) -> None:
         self._write({"event": "run_start", "script": script, "args": args, "workers": workers,

@@ -5,7 +5,10 @@ carries out the state's instructions: batches and stop messages go to the
 transport, reports are handed back by `poll`, retry timers are kept in a heap
 here (the state has no clock), and an abort becomes a `SchedulerAborted`
 run-time error. Workers start at the first submitted task. Polling blocks in
-the transport's `recv` with a timeout, never spinning.
+the transport's `recv` with a timeout, never spinning. While the runtime keeps
+submitting without polling (expanding a large loop, say), `submit` dispatches
+what it has every `PUMP_S` and takes in finished work, so that the workers
+start at once instead of when the runtime next polls.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ TRANSPORTS = {
     "local": "engine.scheduler.local:LocalTransport",
     "mpi": "engine.scheduler.mpi:MPITransport",
 }
+PUMP_S = 0.002
 # What a Scheduler created without a transport uses: the MPI launcher switches
 # the engine rank to "mpi", so the runtime needs no transport option of its own.
 _default_transport = "local"
@@ -74,6 +78,7 @@ class Scheduler:
         self._submitted = 0
         self._reported = 0
         self._abort: str | None = None
+        self._next_pump = 0.0  # monotonic time of the next dispatch from `submit`
 
     @property
     def workers(self) -> int:
@@ -81,7 +86,8 @@ class Scheduler:
         return self._workers
 
     def submit(self, task: Task) -> None:
-        """Queue a task; cheap, it is dispatched at the next `poll`. Starts the workers once."""
+        """Queue a task; cheap, it is dispatched at the next `poll` or within `PUMP_S`.
+        Starts the workers once."""
         if self._closed:
             raise RuntimeError("submit() on a closed scheduler")
         if not self._started:
@@ -90,6 +96,9 @@ class Scheduler:
             self._buffered += [WorkerJoined(worker, node) for worker, node in joined]
         self._buffered.append(TaskSubmitted(task))
         self._submitted += 1
+        if time.monotonic() >= self._next_pump:
+            self._pump()
+            self._next_pump = time.monotonic() + PUMP_S
 
     def outstanding(self) -> int:
         """Tasks submitted and not yet reported by `poll`."""
@@ -121,6 +130,15 @@ class Scheduler:
         if not completions and self._abort is not None:
             raise SchedulerAborted(self._abort)
         return completions
+
+    def _pump(self) -> None:
+        """Dispatch what is buffered and take in what has arrived, without waiting;
+        completions are kept for the next `poll`."""
+        events, self._buffered = self._buffered, []
+        events += self._due_retries()
+        for item in self._transport.recv(0.0):
+            events += events_from(item)
+        self._execute(self._state.handle(*events))
 
     def close(self, kill: bool = False) -> None:
         """Stop the workers (politely, or `kill` them and their apps); idempotent."""

@@ -1,8 +1,10 @@
 """Run an MPI job's `mpiexec` as a child, watch it, and clean up after it.
 
 `swiftcloud run -n N` runs the job through `run_job`: the command's exit status
-becomes ours, signals we get are passed on, and a job that ends badly gets a
-clear one-line reason instead of only the launcher's banner.
+becomes ours, SIGTERM and SIGHUP are passed on, and a job that ends badly gets
+a clear one-line reason instead of only the launcher's banner. SIGINT is not
+passed on: a terminal's Ctrl-C reaches mpiexec directly (same process group),
+and Hydra takes a second one as "force abort".
 
 No orphans: an app runs in its own session, so when an MPI rank is killed
 (by hand, by the OOM killer, or by mpiexec tearing the job down) its apps
@@ -35,7 +37,7 @@ from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
 STATUS_ENV = "SWIFTCLOUD_MPI_STATUS"
 TICK_S = 0.1
 PR_SET_CHILD_SUBREAPER = 36
-FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+FORWARDED = (signal.SIGTERM, signal.SIGHUP)
 OWN_STATUSES = (EXIT_OK, EXIT_RUNTIME, EXIT_COMPILE, 130)
 
 
@@ -46,13 +48,16 @@ def run_job(command: Sequence[str], env: Mapping[str, str]) -> int:
     try:
         _become_subreaper()
         job = subprocess.Popen(list(command), env={**env, STATUS_ENV: marker})
-        with _forwarding_signals(job):
+        received: list[int] = []
+        with _forwarding_signals(job, received):
             _watch(job)
             status = job.wait()
         _kill_orphans(job.pid)
         orderly = os.path.getsize(marker) > 0
     finally:
         os.unlink(marker)
+    if received and not orderly:
+        return 128 + received[0]  # we were told to stop, and passed it on: not a crash
     return verdict(status, orderly)
 
 
@@ -96,17 +101,24 @@ def _become_subreaper() -> None:
 
 
 @contextlib.contextmanager
-def _forwarding_signals(job: subprocess.Popen[bytes]):  # type: ignore[no-untyped-def]
+def _forwarding_signals(job: subprocess.Popen[bytes],  # type: ignore[no-untyped-def]
+                        received: list[int]):
     def forward(signum: int, frame: object) -> None:
+        received.append(signum)
         with contextlib.suppress(ProcessLookupError):
             job.send_signal(signum)
 
     previous = {signum: signal.signal(signum, forward) for signum in FORWARDED}
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, _ignore)
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _ignore(signum: int, frame: object) -> None:
+    """Stay alive to report and clean up; the job handles the interrupt itself."""
 
 
 def _watch(job: subprocess.Popen[bytes]) -> None:

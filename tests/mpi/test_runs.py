@@ -8,12 +8,15 @@ test also proves that no rank or app outlives the run (the `mark` fixture).
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
 import time
 from collections import Counter
 from pathlib import Path
 
-from .conftest import mpiexec, swiftcloud
+from .conftest import MARK, REPO_ROOT, marked, mpiexec, swiftcloud
 
 SCRIPTS = Path(__file__).parent / "scripts"
 
@@ -139,9 +142,10 @@ def test_compile_and_usage_errors_keep_their_exit_status(run, tmp_path) -> None:
 
 
 WHERE = ('import python;\nimport io;\n'
-         'printf("parent %s", python("import os, psutil", "psutil.Process(os.getppid()).name()"));\n'
-         'printf("launcher variables %s", python("import os", '
-         '"str(sorted(k for k in os.environ if k.startswith((\'PMI_\', \'HYDI_\', \'MPI_LOCAL\'))))"));\n')
+         'printf("parent %s", python("import os, psutil", '
+         '"psutil.Process(os.getppid()).name()"));\n'
+         'printf("launcher variables %s", python("import os", "str(sorted(k for k in os.environ '
+         'if k.startswith((\'PMI_\', \'HYDI_\', \'MPI_LOCAL\'))))"));\n')
 
 
 def test_the_environment_chooses_what_auto_means_and_apps_see_no_launcher(run, tmp_path) -> None:
@@ -152,3 +156,38 @@ def test_the_environment_chooses_what_auto_means_and_apps_see_no_launcher(run, t
     local = run(swiftcloud("run", "-n", "3", "where.swift"), env={"SWIFTCLOUD_TRANSPORT": "local"})
     assert local.returncode == 0, local.stderr
     assert "parent hydra_pmi_proxy" not in local.stdout
+
+
+LONG = ('app (void o) slow (int s) { "sleep" s }\n'
+        'slow(60);\nslow(61);\ntrace("started");\n')
+
+
+def start_long_run(tmp_path, mark: str) -> subprocess.Popen[str]:
+    """`swiftcloud run -n 3` of two 60 s apps, in its own session (as a terminal's job)."""
+    (tmp_path / "long.swift").write_text(LONG)
+    env = {**os.environ, MARK: mark, "PYTHONPATH": str(REPO_ROOT)}
+    run = subprocess.Popen(swiftcloud("run", "-n", "3", "--transport", "mpi", "long.swift"),
+                           cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    assert run.stdout is not None and run.stdout.readline() == "trace: started\n"
+    deadline = time.monotonic() + 10
+    while len([p for p in marked(mark) if p.name() == "sleep"]) < 2:
+        assert time.monotonic() < deadline, "the apps did not start"
+        time.sleep(0.05)
+    return run
+
+
+def test_ctrl_c_interrupts_every_rank_and_app(tmp_path, mark) -> None:
+    run = start_long_run(tmp_path, mark)
+    os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C does to the foreground job
+    _, stderr = run.communicate(timeout=15)
+    assert run.returncode == 130
+    assert "swiftcloud: interrupted" in stderr and "died" not in stderr
+
+
+def test_sigterm_to_swiftcloud_stops_the_job(tmp_path, mark) -> None:
+    run = start_long_run(tmp_path, mark)
+    run.terminate()  # only the launching process, as `timeout` or a batch system does
+    _, stderr = run.communicate(timeout=15)
+    assert run.returncode == 128 + signal.SIGTERM
+    assert "died" not in stderr
