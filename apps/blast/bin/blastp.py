@@ -22,7 +22,7 @@ import os
 import sys
 from typing import Sequence
 
-from tool_support import ToolError, open_archive, private_directory, replace_atomically, run_tool
+from tool_support import ToolError, open_archive, private_directory, replace_atomically, run_main, run_tool
 
 
 def database_name(members: Sequence[str], path: str) -> str:
@@ -56,18 +56,7 @@ def search(database: str, queries: str, dbsize: str, max_targets: str, evalue: s
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 6:
-        print("usage: blastp.py DATABASE QUERIES DBSIZE MAX_TARGETS EVALUE HITS", file=sys.stderr)
-        return 2
-    try:
-        search(*argv)
-    except ToolError as e:
-        print(f"blastp.py: {e}", file=sys.stderr)
-        return e.status
-    except OSError as e:
-        print(f"blastp.py: {e}", file=sys.stderr)
-        return 1
-    return 0
+    return run_main(argv, "blastp.py DATABASE QUERIES DBSIZE MAX_TARGETS EVALUE HITS", search)
 
 
 if __name__ == "__main__":

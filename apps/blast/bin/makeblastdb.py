@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Sequence
 
-from tool_support import ToolError, extract_member, open_archive, private_directory, run_tool, write_zip
+from tool_support import ToolError, extract_member, open_archive, private_directory, run_main, run_tool, write_zip
 
 
 def build(archive_path: str, member: str, database: str) -> None:
@@ -37,18 +37,7 @@ def build(archive_path: str, member: str, database: str) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 3:
-        print("usage: makeblastdb.py ARCHIVE MEMBER DATABASE", file=sys.stderr)
-        return 2
-    try:
-        build(*argv)
-    except ToolError as e:
-        print(f"makeblastdb.py: {e}", file=sys.stderr)
-        return e.status
-    except OSError as e:
-        print(f"makeblastdb.py: {e}", file=sys.stderr)
-        return 1
-    return 0
+    return run_main(argv, "makeblastdb.py ARCHIVE MEMBER DATABASE", build)
 
 
 if __name__ == "__main__":

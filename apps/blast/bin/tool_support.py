@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
@@ -109,3 +110,22 @@ def run_tool(command: Sequence[str], cwd: str) -> None:
         detail = "; ".join(dict.fromkeys(errors or said)) or "no message"
         raise ToolError(f"{command[0]} failed with exit status {result.returncode}: {detail}",
                         result.returncode if result.returncode > 0 else 1)
+
+
+def run_main(argv: Sequence[str], usage: str, action: Callable[..., None]) -> int:
+    """A leaf program's `main`: check the argument count against `usage`
+    ("prog.py ARG ..."), run `action(*argv)`, and turn failures into one line on
+    stderr and an exit status."""
+    program, *names = usage.split()
+    if len(argv) != len(names):
+        print(f"usage: {usage}", file=sys.stderr)
+        return 2
+    try:
+        action(*argv)
+    except ToolError as e:
+        print(f"{program}: {e}", file=sys.stderr)
+        return e.status
+    except OSError as e:
+        print(f"{program}: {e}", file=sys.stderr)
+        return 1
+    return 0
