@@ -24,8 +24,6 @@ from engine.lang.types import (
     SubType, Type, base_of, is_assignable, parse_signature, parse_type_text,
 )
 
-UNSUPPORTED_MODULES = {"json", "unix", "location", "blob", "mpi", "R", "julia", "jvm"}
-
 
 @dataclass
 class CheckedProgram:

@@ -10,7 +10,7 @@ floats, 64-bit wrapping ints, text forms for string `+`).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from engine.errors import SwiftRuntimeError
 from engine.lang import ast

@@ -73,7 +73,7 @@ class PosixFiles:
         return []
 
     def close(self) -> None:
-        self.temp.cleanup()
+        """Nothing to release: the engine removes the run's temporary files itself."""
 
 
 class StoreFiles:

@@ -16,7 +16,7 @@ from engine.errors import SwiftRuntimeError
 from engine.lang import ast
 from engine.lang.types import FILE, FLOAT, ArrayType, StructType, Type, base_of
 from engine.runtime.futures import (
-    READY, ArrayFuture, Container, FileFuture, Future, StructFuture, when_closed, when_path_known,
+    ArrayFuture, Container, FileFuture, Future, StructFuture, when_closed, when_path_known,
 )
 
 Callback = Callable[[], None]
@@ -226,8 +226,3 @@ def _copy_closed_struct(src: Any, dest: Any) -> None:
             place_file(value.value, target)
         else:
             target.set(value.value)
-
-
-def ready(callback: Callback) -> None:
-    """Queue `callback` to run on the engine after what is already ready."""
-    READY.append(callback)
