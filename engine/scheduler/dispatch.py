@@ -5,8 +5,9 @@ carries out the state's instructions: batches and stop messages go to the
 transport, reports are handed back by `poll`, retry timers are kept in a heap
 here (the state has no clock), and an abort becomes a `SchedulerAborted`
 run-time error. Workers start at the first submitted task. Polling blocks in
-the transport's `recv` with a timeout, never spinning. While the runtime keeps
-submitting without polling (expanding a large loop, say), `submit` dispatches
+the transport's `recv` with a timeout, never spinning; while every worker has
+work queued, it lets results gather a while before taking them in. While the
+runtime keeps submitting without polling (expanding a large loop, say), `submit` dispatches
 what it has every `PUMP_S` and takes in finished work, so that the workers
 start at once instead of when the runtime next polls.
 """
@@ -36,6 +37,13 @@ TRANSPORTS = {
     "mpi": "engine.scheduler.mpi:MPITransport",
 }
 PUMP_S = 0.002
+# While every worker has work queued (`SchedulerState.slack`), results are
+# taken in after at most this share of the slack, and never later than
+# SETTLE_CAP_S: a few at a time rather than at every arrival, so the engine
+# takes less CPU from the workers' cores. The rest of the slack absorbs
+# tasks that end sooner than estimated.
+SETTLE_SHARE = 0.5
+SETTLE_CAP_S = 0.01
 # What a Scheduler created without a transport uses: the MPI launcher switches
 # the engine rank to "mpi", so the runtime needs no transport option of its own.
 _default_transport = "local"
@@ -122,7 +130,8 @@ class Scheduler:
                 events = []
             if self._completions or self._abort is not None or not self.outstanding() or expired:
                 break
-            for item in self._transport.recv(self._wait_time(deadline)):
+            settle = min(SETTLE_CAP_S, SETTLE_SHARE * self._state.slack())
+            for item in self._transport.recv(self._wait_time(deadline), settle):
                 events += events_from(item)
             expired = deadline is not None and time.monotonic() >= deadline
         completions, self._completions = self._completions, []

@@ -133,19 +133,33 @@ class World:
         """Every message waiting now from `source` (or any rank: `MPI.ANY_SOURCE`)."""
         received: list[tuple[int, Any]] = []
         status = self._status
-        while (message := self.comm.improbe(source=source, tag=TAG, status=status)) is not None:
-            received.append((status.Get_source(), message.recv()))
+        misses = 0
+        # MPICH takes in one arrived message per progress step, and the probe
+        # that took it in may still answer "none" (the next one returns it):
+        # only two empty probes in a row mean that nothing is waiting.
+        while misses < 2:
+            message = self.comm.improbe(source=source, tag=TAG, status=status)
+            if message is None:
+                misses += 1
+            else:
+                misses = 0
+                received.append((status.Get_source(), message.recv()))
         if self._sends:
             self._sends = [request for request in self._sends if not request.Test()]
         return received
 
-    def wait(self, timeout: float | None, source: int | None = None) -> list[tuple[int, Any]]:
+    def wait(self, timeout: float | None, source: int | None = None,
+             settle_s: float = 0.0) -> list[tuple[int, Any]]:
         """Messages from `source` (default: any rank), waiting up to `timeout` seconds
-        (None: no limit) for the first. Session replies ("stopped", "bye") are
-        booked here and not returned, so this may return early with none."""
+        (None: no limit) for the first, after letting them gather for `settle_s`.
+        Session replies ("stopped", "bye") are booked here and not returned, so
+        this may return early with none."""
         source = self._mpi.ANY_SOURCE if source is None else source
         started = time.monotonic()
         deadline = None if timeout is None else started + timeout
+        if settle_s > 0:
+            time.sleep(settle_s if timeout is None else min(settle_s, timeout))
+            started = time.monotonic()  # the usual wait, below, is learnt without the settling
         # Results that usually take a while come no sooner for polling early:
         # rank 0 starts at half the usual wait, so that it wakes a core busy
         # with tasks a few times per message, not a dozen.
@@ -308,9 +322,11 @@ class MPITransport:
             self._world.stopping.add(rank)
         self._world.send(rank, message)
 
-    def recv(self, timeout: float | None) -> list[Incoming]:
-        """Results that arrived, waiting up to `timeout` (None: no limit) for some."""
-        return [message for _, message in self._world.wait(timeout) if message[0] == DONE]
+    def recv(self, timeout: float | None, settle_s: float = 0.0) -> list[Incoming]:
+        """Results that arrived, waiting up to `timeout` (None: no limit) for some, after
+        letting them gather for `settle_s`."""
+        return [message for _, message in self._world.wait(timeout, settle_s=settle_s)
+                if message[0] == DONE]
 
     def close(self, kill: bool = False) -> None:
         """End the session: stop every worker rank; `kill` also cancels their work at once."""

@@ -95,6 +95,7 @@ class _WorkerRecord:
     in_flight: set[int] = field(default_factory=set)
     batches: dict[int, int] = field(default_factory=dict)  # batch id -> tasks still in flight
     work_s: float = 0.0  # summed estimates of in-flight tasks that have one
+    longest_s: float = 0.0  # no in-flight task's estimate exceeds this
     unknown: int = 0  # in-flight tasks without an estimate
 
 
@@ -148,6 +149,21 @@ class SchedulerState:
             self._handlers[type(event)](event, out)
         self._dispatch(out)
         return out
+
+    def slack(self) -> float:
+        """Seconds for which every live worker surely has work queued: the least, over
+        workers, of their estimated in-flight work beyond the longest task (which
+        may be about to end). 0 when a worker is idle or holds a task of unknown
+        length. Until then no worker needs the driver, which may take in results
+        less often."""
+        least = math.inf
+        for worker in self._workers.values():
+            if not worker.alive:
+                continue
+            if not worker.in_flight or worker.unknown:
+                return 0.0
+            least = min(least, worker.work_s - worker.longest_s)
+        return 0.0 if least == math.inf else max(0.0, least)
 
     def state_of(self, task_id: int) -> TaskState | None:
         """The state of a live task, or None once it is reported (or was never submitted)."""
@@ -360,6 +376,7 @@ class SchedulerState:
             worker.unknown += 1
         else:
             worker.work_s += record.estimate
+            worker.longest_s = max(worker.longest_s, record.estimate)
 
     def _unassign(self, record: _TaskRecord) -> None:
         worker = self._workers[record.worker]
@@ -375,6 +392,7 @@ class SchedulerState:
             worker.work_s -= record.estimate
         if not worker.in_flight:
             worker.work_s = 0.0  # no float drift carried into the next batches
+            worker.longest_s = 0.0
         self._refresh(worker)
 
     def _hunger(self, worker: _WorkerRecord) -> tuple[bool, bool]:

@@ -70,6 +70,23 @@ def nodes(workdir: Path) -> dict[str, Any]:
             "pids": len({c.value[1] for c in done.values()})}
 
 
+def drain(workdir: Path) -> dict[str, Any]:
+    """Results that arrived while the engine looked away all come in at its next look
+    (MPICH takes in one message per progress step: one probe is not enough)."""
+    marks = [workdir / f"drain-{i}" for i in range(2)]
+    with Scheduler(2, transport="mpi", runner=RUNNER) as scheduler:
+        for i, mark in enumerate(marks):
+            scheduler.submit(job(i, "touch", str(mark)))
+        scheduler.poll(0)  # dispatch both: one to each worker, each result its own message
+        deadline = time.monotonic() + 30
+        while not all(mark.exists() for mark in marks) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # each result leaves its worker right after its file is made
+        first = scheduler.poll(0)
+        rest = collect(scheduler, 2 - len(first))
+    return {"first_look": len(first), "total": len(first) + len(rest)}
+
+
 def kill(workdir: Path) -> dict[str, Any]:
     """Both workers run a long app; a kill-close cancels them, and the next session works."""
     apps = workdir / "apps"
@@ -111,7 +128,7 @@ def _alive(pid: int) -> bool:
 
 
 CASES: dict[str, Callable[[Path], dict[str, Any]]] = {
-    f.__name__: f for f in (many_noops, failures, retries, nodes, kill, abort)}
+    f.__name__: f for f in (many_noops, failures, retries, nodes, drain, kill, abort)}
 
 
 def main() -> int:

@@ -26,7 +26,7 @@ def run_job(run, tmp_path, *cases: str, timeout: float = 120.0) -> tuple[dict[st
 
 
 def test_sessions_run_tasks_and_return_failures_as_values(run, tmp_path) -> None:
-    seen, result = run_job(run, tmp_path, "many_noops", "failures", "retries", "nodes")
+    seen, result = run_job(run, tmp_path, "many_noops", "failures", "retries", "nodes", "drain")
     assert result.returncode == 0, result.stderr
     assert seen["many_noops"] == {"count": 2000, "right": 2000, "workers": [0, 1]}
     failures = seen["failures"]
@@ -36,6 +36,7 @@ def test_sessions_run_tasks_and_return_failures_as_values(run, tmp_path) -> None
     assert failures["3"] == [True, "fine", 1]
     assert seen["retries"] == {"0": [True, 3, 3], "1": [False, "attempt 2 failed", 2]}
     assert seen["nodes"] == {"matching": 40, "nodes": ["alpha", "beta"], "pids": 2}
+    assert seen["drain"] == {"first_look": 2, "total": 2}
 
 
 def test_a_kill_close_cancels_running_apps_and_the_ranks_serve_again(run, tmp_path) -> None:

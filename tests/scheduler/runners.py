@@ -37,6 +37,12 @@ def sleep(payload: float) -> float:
     return payload
 
 
+def touch(payload: str) -> str:
+    """Create the file `payload` (so the engine side can see the task has run)."""
+    Path(payload).touch()
+    return payload
+
+
 def fail(payload: tuple[str, bool]) -> None:
     """Fail with the given message and retriable flag."""
     message, retriable = payload

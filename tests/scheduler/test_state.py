@@ -145,6 +145,32 @@ def test_batch_size_follows_the_duration_estimate() -> None:
     assert len(batch.tasks) == 5 and len(prefetched.tasks) == 5  # 5.5 ms of 1 ms tasks
 
 
+def test_slack_is_the_queued_work_beyond_the_running_task_of_the_least_busy_worker() -> None:
+    d = Driver(batching=Batching(target_s=0.0055, max_batch=512))
+    d.submit(*(task(i, label="ms") for i in range(100)))
+    assert d.state.slack() == 0.0  # no worker yet
+    [first] = sends(d.handle(WorkerJoined(0, "n0")))
+    assert d.state.slack() == 0.0  # its one task has no estimate yet
+    [batch, prefetched] = sends(d.handle(*finished(first, 0.001)))
+    # Ten 1 ms tasks queued; the one running may be about to end.
+    assert d.state.slack() == pytest.approx(0.009)
+    d.handle(*finished(batch, 0.001)[:4])
+    assert d.state.slack() == pytest.approx(0.005)
+    joined = sends(d.handle(WorkerJoined(1, "n1")))  # a batch and a prefetched one
+    assert sum(len(b.tasks) for b in joined) == 10
+    assert d.state.slack() == pytest.approx(0.005)  # worker 0 has less queued
+
+
+def test_an_idle_worker_leaves_no_slack() -> None:
+    d = Driver()
+    d.submit(task(0, label="ms"), task(1, label="ms"))
+    [first] = sends(d.handle(WorkerJoined(0, "n0")))
+    [second] = sends(d.handle(*finished(first, 0.001)))
+    assert d.state.slack() == 0.0  # one task of 1 ms: nothing queued behind it
+    d.handle(*finished(second, 0.001))
+    assert d.state.slack() == 0.0
+
+
 def test_ten_long_tasks_on_two_workers_split_evenly() -> None:
     d = Driver()
     d.submit(*(task(i, label="long") for i in range(10)))
