@@ -49,6 +49,9 @@ class EngineContext:
         self.engine.fresh_files.add(path)
         return path
 
+    def glob(self, pattern: str) -> list[str]:
+        return self.engine.files.glob(pattern)
+
 
 class Engine(Interpreter):
     """One run of one program."""

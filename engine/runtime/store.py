@@ -14,10 +14,11 @@ returns exactly that). This module turns those names into something usable:
   its outputs after it (see `engine.runtime.staging`).
 
 Engine-side builtins that read or write file contents (`read`, `file_lines`,
-`write`) go through `local_copy` / `publish`. `input_file(p)` names a file in
-the store; a path found only on local disk is loaded into the store first
-(`ensure_input`): a relative one at the same logical path, an absolute one
-under `_swiftcloud/inputs/`.
+`write`) go through `local_copy` / `publish`; `glob` matches the store's
+logical paths (its internal `_swiftcloud/` area excluded). `input_file(p)`
+names a file in the store; a path found only on local disk is loaded into
+the store first (`ensure_input`): a relative one at the same logical path, an
+absolute one under `_swiftcloud/inputs/`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any, Optional
 
 from engine.errors import SwiftRuntimeError
 from engine.runtime import files
+from engine.runtime.builtins.globbing import store_glob, tcl_glob
 
 
 class PosixFiles:
@@ -67,10 +69,14 @@ class PosixFiles:
 
     def prepare_output(self, path: str) -> None:
         parent = os.path.dirname(os.path.abspath(path))
-        os.makedirs(parent, exist_ok=True)
+        if not os.path.isdir(parent):  # a stat is cheaper than a failing mkdir
+            os.makedirs(parent, exist_ok=True)
 
     def locations(self, path: str) -> list[str]:
         return []
+
+    def glob(self, pattern: str) -> list[str]:
+        return tcl_glob(pattern)
 
     def close(self) -> None:
         """Nothing to release: the engine removes the run's temporary files itself."""
@@ -159,6 +165,17 @@ class StoreFiles:
             return list(self.adapter.locations(self.user_path(path)))
         except Exception:  # noqa: BLE001 - placement is a hint; never fail a run for it
             return []
+
+    def glob(self, pattern: str) -> list[str]:
+        """Logical paths of store files matching `pattern` (glob() under --storage)."""
+        from storage_adapters import StorageError
+        try:
+            return store_glob(pattern, self.adapter)
+        except StorageError as e:
+            raise SwiftRuntimeError(f"glob(): pattern '{pattern}': {e}") from None
+        except OSError as e:
+            raise SwiftRuntimeError(f"glob(): could not list {self.adapter.describe()}: "
+                                    f"{e.strerror or e}") from None
 
     def _transfer(self, action: Any, what: str) -> None:
         from storage_adapters import StorageError

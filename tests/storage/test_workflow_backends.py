@@ -78,6 +78,51 @@ def test_pipeline_outputs_identical_on_every_backend(services: tuple[Path, dict[
         assert not (work / "out").exists() or backend == "local", f"{backend} wrote outside its store"
 
 
+GLOB_SCRIPT = """\
+import files;
+import io;
+import string;
+app (file o) cat (file i[]) { "cat" i @stdout=o }
+file found[] = glob("data/{*.txt,sub/?.txt}");
+string names[];
+foreach f, i in found {
+  names[i] = filename(f);
+}
+printf("%s", string_join(names, " "));
+file all <"out/all.txt"> = cat(found);
+"""
+GLOB_DATA = {"data/a.txt": "A\n", "data/b.txt": "B\n", "data/c.dat": "C\n",
+             "data/.hidden.txt": "H\n", "data/sub/d.txt": "D\n"}
+
+
+def test_glob_lists_the_store_and_apps_read_what_it_found(services: tuple[Path, dict[str, str]],
+                                                           tmp_path: Path) -> None:
+    _, env = services
+    local = tmp_path / "plain"
+    for path, text in GLOB_DATA.items():
+        (local / path).parent.mkdir(parents=True, exist_ok=True)
+        (local / path).write_text(text)
+    (local / "glob.swift").write_text(GLOB_SCRIPT)
+    plain = swiftcloud("run", "glob.swift", cwd=local, env=env)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout == "data/a.txt data/b.txt data/sub/d.txt\n"
+    assert (local / "out/all.txt").read_text() == "A\nB\nD\n"
+    for backend in ("local", "s3", "scp", "s3fs"):
+        work = tmp_path / backend
+        work.mkdir()
+        (work / "glob.swift").write_text(GLOB_SCRIPT)
+        for path in GLOB_DATA:  # into the store only: glob must not look at local disk
+            put = swiftcloud("put", "--storage", backend, str(local / path), path, cwd=work, env=env)
+            assert put.returncode == 0, f"{backend} put {path}: {put.stderr}"
+        run = swiftcloud("run", "--storage", backend, "glob.swift", cwd=work, env=env)
+        assert run.returncode == 0, f"{backend}: {run.stderr}"
+        assert run.stdout == plain.stdout, backend
+        got = swiftcloud("get", "--storage", backend, "out/all.txt", str(work / "all.txt"),
+                         cwd=work, env=env)
+        assert got.returncode == 0, f"{backend} get: {got.stderr}"
+        assert (work / "all.txt").read_text() == "A\nB\nD\n", backend
+
+
 def test_bad_storage_configuration_fails_before_any_task(services: tuple[Path, dict[str, str]],
                                                          tmp_path: Path) -> None:
     _, env = services

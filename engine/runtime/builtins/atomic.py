@@ -15,7 +15,6 @@ import uuid
 def temp_beside(target: str) -> str:
     """A fresh hidden path in the target's directory (created, empty); parents made."""
     directory, name = os.path.split(os.path.abspath(target))
-    os.makedirs(directory, exist_ok=True)
     while True:
         candidate = os.path.join(directory, f".{name}.{uuid.uuid4().hex[:12]}.part")
         try:
@@ -23,6 +22,9 @@ def temp_beside(target: str) -> str:
             return candidate
         except FileExistsError:
             continue
+        except FileNotFoundError:
+            # Parents are made only when missing: one system call per file, not two.
+            os.makedirs(directory, exist_ok=True)
 
 
 def commit(temp: str, target: str) -> None:

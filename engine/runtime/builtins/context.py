@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 
+from engine.runtime.builtins.globbing import tcl_glob
+
 
 class BuiltinContext(Protocol):
     """The run-time services a builtin implementation uses."""
@@ -28,6 +30,10 @@ class BuiltinContext(Protocol):
 
     def temp_path(self) -> str:
         """Return a fresh unique path (not yet created) for an unmapped file."""
+
+    def glob(self, pattern: str) -> list[str]:
+        """Paths matching a Tcl glob pattern where the run's files live (local disk, or
+        the store chosen with `--storage`)."""
 
 
 def default_temp_dir(environ: Mapping[str, str]) -> str:
@@ -56,3 +62,7 @@ class SimpleContext:
         """A unique `.turbine` path in `temp_dir` (or the spec's default directory)."""
         directory = self.temp_dir or default_temp_dir(self.environ)
         return os.path.join(directory, f"swiftcloud-{uuid.uuid4().hex}.turbine")
+
+    def glob(self, pattern: str) -> list[str]:
+        """Matches on the local file system."""
+        return tcl_glob(pattern)

@@ -15,7 +15,6 @@ from engine.errors import SwiftRuntimeError
 from engine.runtime.builtins import paths
 from engine.runtime.builtins.atomic import write_atomic
 from engine.runtime.builtins.context import BuiltinContext
-from engine.runtime.builtins.globbing import tcl_glob
 from engine.runtime.builtins.spec import Table
 
 FILES = Table("files")
@@ -50,7 +49,7 @@ def write(ctx: BuiltinContext, text: str) -> str:
 
 @FILES.define("glob", "(string) -> file[]")
 def glob(ctx: BuiltinContext, pattern: str) -> list[str]:
-    return tcl_glob(pattern)
+    return ctx.glob(pattern)
 
 
 @FILES.define("file_lines", '(file f, string comment="#") -> string[]')

@@ -2,14 +2,25 @@
 
 Tcl's `glob` understands `* ? [chars] {a,b} \\x`. Python's `glob` has the
 first three; braces are expanded here first (nested ones too), and `\\x`
-becomes a bracket escape that Python reads as a literal `x`.
+becomes a bracket escape that Python reads as a literal `x`. `tcl_glob`
+matches the local file system; `store_glob` the logical paths of a store
+(`--storage`), one path component at a time through the adapter's listing.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import glob as pyglob
+import posixpath
+from typing import TYPE_CHECKING
 
 from engine.errors import SwiftRuntimeError
+
+if TYPE_CHECKING:
+    from storage_adapters.base import StorageAdapter
+
+# The engine's own area in a store (temporary and imported files): not user data.
+STORE_INTERNAL = "_swiftcloud"
 
 
 def _matching_brace(pattern: str, open_at: int) -> int:
@@ -90,3 +101,47 @@ def tcl_glob(pattern: str) -> list[str]:
     for alternative in expand_braces(pattern):
         found.update(pyglob.glob(to_python_glob(alternative)))
     return sorted(found)
+
+
+def store_glob(pattern: str, adapter: StorageAdapter) -> list[str]:
+    """Logical paths in the store matching `pattern` (relative to the store root),
+    sorted and without duplicates; like Python's glob, `*` skips dot-names."""
+    found: set[str] = set()
+    for alternative in expand_braces(pattern):
+        logical = adapter.logical(to_python_glob(alternative))
+        if logical:
+            found.update(_match_components(adapter, logical.split("/")))
+    return sorted(found)
+
+
+def _match_components(adapter: StorageAdapter, parts: list[str]) -> list[str]:
+    from storage_adapters.base import DIRECTORY
+
+    current = [""]  # matched so far: the root
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        matched: list[str] = []
+        for directory in current:
+            if not pyglob.has_magic(part):  # type: ignore[attr-defined]
+                path = posixpath.join(directory, part)
+                try:
+                    kind = adapter.info(path).type
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
+                if last or kind == DIRECTORY:
+                    matched.append(path)
+                continue
+            try:
+                entries = adapter.ls(directory)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for entry in entries:
+                name = posixpath.basename(entry.path)
+                hidden = name.startswith(".") and not part.startswith(".")
+                if hidden or (not directory and name == STORE_INTERNAL):
+                    continue
+                if fnmatch.fnmatchcase(name, part) and (last or entry.type == DIRECTORY):
+                    matched.append(entry.path)
+        current = matched
+    return current
+
