@@ -6,8 +6,8 @@ Engine -> worker:
 
 Worker -> engine:
 - `("done", worker_id, [(task_id, ok, value_or_error, retriable, start, end), ...])`:
-  outcomes of one or more tasks (sent as they finish; only results finishing
-  within about a millisecond of each other travel together).
+  outcomes of one or more tasks (sent as they finish; only results of short
+  tasks finishing within a few milliseconds of each other travel together).
 
 A transport also reports a dead worker as a `WorkerGone` notice. Messages are
 plain tuples so that they stay small and picklable; `events_from` turns what a
