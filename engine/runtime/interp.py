@@ -27,7 +27,8 @@ from engine.runtime.env import Env
 from engine.runtime.evaluate import ExprEvaluator
 from engine.runtime.futures import READY, ArrayFuture, Container, StructFuture, when_closed
 from engine.runtime.loops import ForeachRun, ForRun
-from engine.runtime.values import link, new_value, when_deep_closed
+from engine.runtime.builtins.textform import text_form
+from engine.runtime.values import is_container_type, link, new_value, when_deep_closed
 
 Callback = Callable[[], None]
 
@@ -146,11 +147,13 @@ class Interpreter(ExprEvaluator, CallRunner):
         if isinstance(target, ast.Name):
             return env.lookup(target.decl)
         if isinstance(target, ast.Field):
+            assert written is not None
+            if not _through_fields(target.base):
+                return self._element_field_destination(target, env, written)
             struct = self._struct_target(target.base, env)
             dest = struct.fields[target.name]
             if isinstance(dest, Container):
                 dest.incr()
-            assert written is not None
             written()
             return dest
         assert isinstance(target, ast.Index) and written is not None
@@ -168,20 +171,62 @@ class Interpreter(ExprEvaluator, CallRunner):
         self._container_target(target.base, env, insert)
         return dest
 
+    def _element_field_destination(self, target: ast.Field, env: Env, written: Callback) -> Any:
+        """`A[k].f = e` (and deeper: `A[i][j].p.f`): a fresh value now, copied into the
+        field once the element struct is found — made by the first field write of an
+        element, once its key closes; it closes with the array."""
+        if is_container_type(target.type):
+            raise SwiftRuntimeError(f"{target.file}:{target.line}: assigning an array or struct"
+                                    " field of an array element is not supported; build the"
+                                    " struct first, or assign the field's elements")
+        dest = new_value(target.type, _target_name(target))
+
+        def with_struct(struct: StructFuture) -> None:
+            link(dest, struct.fields[target.name], target.type, node=target)
+            written()
+        self._struct_target_later(target.base, env, with_struct)
+        return dest
+
     def _struct_target(self, expr: ast.Expr, env: Env) -> StructFuture:
+        """The struct a chain of fields from a variable names (`s`, `s.inner`)."""
         if isinstance(expr, ast.Name):
             return env.lookup(expr.decl)
-        if isinstance(expr, ast.Field):
-            return self._struct_target(expr.base, env).fields[expr.name]
-        raise SwiftRuntimeError(f"{expr.file}:{expr.line}: assigning a field of an array element"
-                                " is not supported; build the struct first")
+        assert isinstance(expr, ast.Field)
+        return self._struct_target(expr.base, env).fields[expr.name]
+
+    def _struct_target_later(self, expr: ast.Expr, env: Env,
+                             callback: Callable[[StructFuture], None]) -> None:
+        """Find the struct `expr` names, creating an array element struct on first use."""
+        if _through_fields(expr):
+            callback(self._struct_target(expr, env))
+        elif isinstance(expr, ast.Field):
+            self._struct_target_later(expr.base, env, lambda s: callback(s.fields[expr.name]))
+        else:
+            assert isinstance(expr, ast.Index)
+            key = self.ev(expr.key, env)
+
+            def in_array(array: ArrayFuture) -> None:
+                def now() -> None:
+                    element = array.elems.get(key.value)
+                    if element is None:
+                        element = new_value(expr.type, _target_name(expr), owned=False)
+                        array.insert(key.value, element)
+                        array.adopt(element)
+                    elif not isinstance(element, StructFuture) or element.writers:
+                        raise SwiftRuntimeError(
+                            f"{expr.file}:{expr.line}: double assignment: element"
+                            f" [{text_form(key.value)}] of '{array.describe()}' is assigned whole"
+                            " and by fields")
+                    callback(element)
+                when_closed((key,), now, expr)
+            self._container_target(expr.base, env, in_array)
 
     def _container_target(self, expr: ast.Expr, env: Env, callback: Callable[[ArrayFuture], None]) -> None:
         """Find (creating nested arrays on the way) the array an element goes into."""
         if isinstance(expr, ast.Name):
             callback(env.lookup(expr.decl))
         elif isinstance(expr, ast.Field):
-            callback(self._struct_target(expr.base, env).fields[expr.name])
+            self._struct_target_later(expr.base, env, lambda s: callback(s.fields[expr.name]))
         else:
             assert isinstance(expr, ast.Index)
             key = self.ev(expr.key, env)
@@ -261,6 +306,13 @@ class Interpreter(ExprEvaluator, CallRunner):
         """The name of a mapped file in the run's file layer (refused if it
         escapes a configured store's root)."""
         return self.files.user_path(path)
+
+
+def _through_fields(expr: ast.Expr) -> bool:
+    """Does `expr` reach its variable through struct fields only (no array index)?"""
+    while isinstance(expr, ast.Field):
+        expr = expr.base
+    return isinstance(expr, ast.Name)
 
 
 def _target_name(target: ast.Expr) -> str:
