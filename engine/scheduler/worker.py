@@ -29,13 +29,14 @@ import threading
 import time
 from typing import Any, Callable
 
+from engine.scheduler.policy import Batching
 from engine.scheduler.protocol import RUN, STOP, Result, done_message
 from engine.scheduler.task import LeafError
 
 DEFAULT_RUNNER = "engine.runtime.leaf:run_leaf"
-# Half the messages per /bin/true app against 1 ms here, and 8% more apps/s
-# (bench/throughput.py); results of work longer than this never wait.
-COALESCE_S = 0.005
+# A batch's worth of work (the engine's default batch target): a batch of short
+# tasks reports in one message; results of longer work never wait.
+COALESCE_S = Batching().target_s
 
 _cleanups: dict[int, Callable[[], None]] = {}
 _tokens = itertools.count()
