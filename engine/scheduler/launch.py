@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Mapping
 from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, UsageError
 
 if TYPE_CHECKING:
-    from engine.scheduler.mpi import World
+    from engine.scheduler.mpi_world import World
 
 # `--transport auto` picks MPI when it is installed: hello world starts in
 # well under the 1 s goal under mpiexec here (see docs/mpi.md for figures).
@@ -192,7 +192,7 @@ def _start_mpi(launcher: Launcher | None) -> World | int:
         raise UsageError(f"--mpi needs mpi4py; {INSTALL_HINT}")
     import mpi4py
 
-    from engine.scheduler import mpi
+    from engine.scheduler import mpi_world
 
     mpi4py.rc.initialize = False  # we check the launcher first, and finalize ourselves
     mpi4py.rc.finalize = False
@@ -218,8 +218,8 @@ def _start_mpi(launcher: Launcher | None) -> World | int:
     peers = comm.allgather((socket.gethostname(), os.getpid()))
     for name in [name for name in os.environ if name.startswith(LAUNCHER_PREFIXES)]:
         del os.environ[name]
-    world = mpi.World(comm, peers)
-    mpi.install(world)
+    world = mpi_world.World(comm, peers)
+    mpi_world.install(world)
     return world
 
 
