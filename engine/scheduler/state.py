@@ -17,6 +17,7 @@ by id over several server ranks.
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 from collections import Counter
@@ -97,6 +98,7 @@ class _WorkerRecord:
     work_s: float = 0.0  # summed estimates of in-flight tasks that have one
     longest_s: float = 0.0  # no in-flight task's estimate exceeds this
     unknown: int = 0  # in-flight tasks without an estimate
+    version: int = 0  # bumped at every refresh: older slack entries are stale
 
 
 class SchedulerState:
@@ -126,6 +128,8 @@ class SchedulerState:
         self._idle: dict[int, None] = {}
         self._prefetchable: dict[int, None] = {}
         self._idle_on_node: Counter[str] = Counter()
+        # (slack, worker id, version) of busy workers; entries of an older version are stale.
+        self._slacks: list[tuple[float, int, int]] = []
         self._counts: Counter[TaskState] = Counter()  # live states now; DONE/FAILED in total
         self._submitted = 0
         self._next_batch = 0
@@ -155,15 +159,16 @@ class SchedulerState:
         workers, of their estimated in-flight work beyond the longest task (which
         may be about to end). 0 when a worker is idle or holds a task of unknown
         length. Until then no worker needs the driver, which may take in results
-        less often."""
-        least = math.inf
-        for worker in self._workers.values():
-            if not worker.alive:
-                continue
-            if not worker.in_flight or worker.unknown:
-                return 0.0
-            least = min(least, worker.work_s - worker.longest_s)
-        return 0.0 if least == math.inf else max(0.0, least)
+        less often. Read from a lazy heap, without a scan of every worker."""
+        if self._idle or self._closing:
+            return 0.0
+        heap = self._slacks
+        while heap:
+            slack, worker_id, version = heap[0]
+            if self._workers[worker_id].version == version:
+                return slack
+            heapq.heappop(heap)
+        return 0.0
 
     def state_of(self, task_id: int) -> TaskState | None:
         """The state of a live task, or None once it is reported (or was never submitted)."""
@@ -406,7 +411,16 @@ class SchedulerState:
         return False, prefetch
 
     def _refresh(self, worker: _WorkerRecord) -> None:
-        """Bring the idle/prefetchable sets and per-node idle counts up to date for one worker."""
+        """Bring the idle/prefetchable sets, per-node idle counts and the slack heap up to
+        date for one worker."""
+        worker.version += 1
+        if worker.alive and worker.in_flight:
+            slack = 0.0 if worker.unknown else max(0.0, worker.work_s - worker.longest_s)
+            heapq.heappush(self._slacks, (slack, worker.id, worker.version))
+            if len(self._slacks) > 4 * len(self._workers) + 64:  # drop stale entries
+                self._slacks = [entry for entry in self._slacks
+                                if self._workers[entry[1]].version == entry[2]]
+                heapq.heapify(self._slacks)
         idle, prefetch = self._hunger(worker)
         if idle != (worker.id in self._idle):
             if idle:
@@ -464,6 +478,13 @@ class SchedulerState:
         alive = [worker for worker in self._workers.values() if worker.alive]
         if self._alive != len(alive) or self._node_workers != Counter(w.node for w in alive):
             problems.append("alive worker counts disagree with the workers")
+        if self._closing:
+            scanned = 0.0
+        else:
+            scanned = min((0.0 if not w.in_flight or w.unknown else max(0.0, w.work_s - w.longest_s)
+                           for w in alive), default=0.0)
+        if not math.isclose(self.slack(), scanned, abs_tol=1e-9):
+            problems.append(f"slack {self.slack()} disagrees with the workers' {scanned}")
         idle_nodes = Counter(self._workers[worker_id].node for worker_id in self._idle)
         if self._idle_on_node != idle_nodes:
             problems.append(f"idle-per-node {dict(self._idle_on_node)} != {dict(idle_nodes)}")
