@@ -1,8 +1,9 @@
 """The checker: names, scopes, static types and single assignment.
 
 Runs over all parsed modules at once. Phase 1 collects type definitions and
-function signatures (so both may be used before their definition); phase 2
-checks top-level code in the global scope, then every function body. It
+function signatures (so both may be used before their definition; see
+check_decls.py); phase 2 checks top-level code in the global scope, then
+every function body. It
 annotates the AST for the runtime: `Name.decl`, `Expr.type`, `Call.target`,
 `Block.scope_vars` (the variables a block creates), `Stmt.writes` (the array
 and struct variables a statement may write, for write reference counting),
@@ -16,12 +17,12 @@ from typing import Any, Mapping, Optional
 
 from engine.errors import CompileError, CompileErrors
 from engine.lang import ast
-from engine.lang.check_expr import ExprChecker
+from engine.lang.check_decls import DeclChecker
 from engine.lang.scopes import AssignmentSites, BranchPath, Scope, new_branch_group
-from engine.lang.symbols import FuncSym, LibraryFunction, ParamSpec, VarSym
+from engine.lang.symbols import FuncSym, LibraryFunction, VarSym
 from engine.lang.types import (
-    BOOLEAN, FILE, INT, KEY_TYPES, PRIMITIVES, SCALARS, STRING, VOID, ArrayType, StructType,
-    SubType, Type, base_of, is_assignable, parse_signature, parse_type_text,
+    BOOLEAN, FILE, INT, KEY_TYPES, STRING, VOID, ArrayType, StructType, Type, base_of,
+    is_assignable, parse_signature, parse_type_text,
 )
 
 
@@ -52,7 +53,7 @@ def library_symbols(library: Mapping[str, LibraryFunction],
     return _library_cache[key]
 
 
-class Checker(ExprChecker):
+class Checker(DeclChecker):
     """Checks one program; use `check_program`."""
 
     def __init__(self, library: Mapping[str, LibraryFunction],
@@ -115,141 +116,6 @@ class Checker(ExprChecker):
             for sym in func.output_syms:
                 if not sym.writes:
                     self.error(sym.node, f"output '{sym.name}' of function '{func.name}' is never assigned")
-
-    # ------------------------------------------------------------ types
-
-    def resolve_type(self, ref: ast.TypeRef) -> Optional[Type]:
-        base: Optional[Type] = PRIMITIVES.get(ref.name) or self.types.get(ref.name)
-        if base is None:
-            self.error(ref, f"unknown type '{ref.name}'")
-            return None
-        for key in reversed(ref.dims):
-            key_type: Optional[Type] = INT if key is None else (PRIMITIVES.get(key) or self.types.get(key))
-            if key_type is None or base_of(key_type) not in KEY_TYPES:
-                self.error(ref, f"array keys must be int, float, string or boolean, not '{key}'")
-                return None
-            base = ArrayType(elem=base, key=base_of(key_type))
-        return base
-
-    def _collect_types(self, items: list[ast.Item]) -> None:
-        defs = [i for i in items if isinstance(i, (ast.StructDef, ast.TypeDef))]
-        for d in defs:
-            if d.name in self.types or d.name in PRIMITIVES:
-                self.error(d, f"type '{d.name}' is already defined")
-            elif isinstance(d, ast.StructDef):
-                self.types[d.name] = StructType(d.name)
-        pending = [d for d in defs if isinstance(d, ast.TypeDef)]
-        for _ in range(len(pending) + 1):
-            unresolved = []
-            for d in pending:
-                if d.base.name not in PRIMITIVES and d.base.name not in self.types:
-                    unresolved.append(d)
-                    continue
-                base = self.resolve_type(d.base)
-                if base is not None:
-                    self.types[d.name] = SubType(d.name, base) if d.distinct else base
-            if len(unresolved) == len(pending):
-                break
-            pending = unresolved
-        for d in pending:
-            self.error(d.base, f"unknown type '{d.base.name}'")
-        for d in defs:
-            if isinstance(d, ast.StructDef):
-                struct = self.types[d.name]
-                assert isinstance(struct, StructType)
-                for f in d.fields:
-                    if f.name in struct.fields:
-                        self.error(f, f"duplicate field '{f.name}' in struct {d.name}")
-                    t = self.resolve_type(f.type)
-                    if t is not None:
-                        struct.fields[f.name] = t
-
-    # ------------------------------------------------------------ functions
-
-    def _collect_functions(self, items: list[ast.Item]) -> None:
-        for item in items:
-            if not isinstance(item, (ast.FuncDef, ast.AppDef)):
-                continue
-            if item.name in self.funcs:
-                self.error(item, f"function '{item.name}' is already defined")
-                continue
-            kind = "app" if isinstance(item, ast.AppDef) else "composite"
-            func = FuncSym(item.name, kind, node=item)
-            func.inputs = self._params(item.inputs, inputs=True)
-            func.outputs = self._params(item.outputs, inputs=False)
-            if kind == "app":
-                for p, spec in zip(item.outputs, func.outputs):
-                    if base_of(spec.type) not in (FILE, VOID):
-                        self.error(p, f"app output '{p.name}' must be a file or void, not {spec.type}")
-            self.funcs[item.name] = func
-
-    def _params(self, params: list[ast.Param], inputs: bool) -> list[ParamSpec]:
-        specs: list[ParamSpec] = []
-        seen_optional = False
-        for p in params:
-            t = self.resolve_type(p.type)
-            default = p.default
-            if default is not None:
-                if not inputs:
-                    self.error(p, "output parameters cannot have default values")
-                default = self.expr(default, t)
-                if t is not None:
-                    default = self.coerce(default, t, f"default of '{p.name}'")
-                if not isinstance(default, (ast.IntLit, ast.FloatLit, ast.StringLit, ast.BoolLit)):
-                    self.error(default, f"default of '{p.name}' must be a literal")
-                seen_optional = True
-            elif seen_optional and inputs:
-                self.error(p, f"required parameter '{p.name}' follows an optional one")
-            specs.append(ParamSpec(p.name, t if t is not None else VOID, default))
-        return specs
-
-    def _check_function(self, func: FuncSym) -> None:
-        node = func.node
-        self.in_function = func
-        self.scope = Scope(self.global_scope, "function")
-        names: set[str] = set()
-        for params, specs, kind, target in ((node.inputs, func.inputs, "input", func.input_syms),
-                                            (node.outputs, func.outputs, "output", func.output_syms)):
-            for p, spec in zip(params, specs):
-                if p.name in names:
-                    self.error(p, f"duplicate parameter '{p.name}'")
-                names.add(p.name)
-                sym = self.declare(p.name, spec.type, p, kind)
-                target.append(sym)
-        if isinstance(node, ast.AppDef):
-            self._check_app(node, func)
-        else:
-            self.write_sets.append(set())
-            self.block(node.body)
-            self.write_sets.pop()
-        self.scope = self.global_scope
-        self.in_function = None
-
-    def _check_app(self, node: ast.AppDef, func: FuncSym) -> None:
-        cmd = node.command
-        if not cmd.words:
-            self.error(cmd, "app body needs a command")
-        cmd.words = [self._app_word(w) for w in cmd.words]
-        if cmd.words and cmd.words[0].type is not None and base_of(cmd.words[0].type) != STRING:
-            self.error(cmd.words[0], "the first word of an app command must be a string naming the program")
-        for attr in ("stdin", "stdout", "stderr"):
-            target = getattr(cmd, attr)
-            if target is not None:
-                target = self.expr(target)
-                setattr(cmd, attr, target)
-                if target.type is not None and base_of(target.type) != FILE:
-                    self.error(target, f"@{attr} needs a file, not {target.type}")
-        for sym in func.output_syms:
-            sym.writes += 1
-
-    def _app_word(self, w: ast.Expr) -> ast.Expr:
-        w = self.expr(w)
-        t = w.type
-        while t is not None and isinstance(base_of(t), ArrayType):
-            t = base_of(t).elem
-        if t is not None and base_of(t) not in SCALARS | {FILE}:
-            self.error(w, f"cannot pass a value of type {w.type} on a command line")
-        return w
 
     # ------------------------------------------------------------ declarations
 
