@@ -203,23 +203,9 @@ class Interpreter(ExprEvaluator, CallRunner):
             self._struct_target_later(expr.base, env, lambda s: callback(s.fields[expr.name]))
         else:
             assert isinstance(expr, ast.Index)
-            key = self.ev(expr.key, env)
-
-            def in_array(array: ArrayFuture) -> None:
-                def now() -> None:
-                    element = array.elems.get(key.value)
-                    if element is None:
-                        element = new_value(expr.type, _target_name(expr), owned=False)
-                        array.insert(key.value, element)
-                        array.adopt(element)
-                    elif not isinstance(element, StructFuture) or element.writers:
-                        raise SwiftRuntimeError(
-                            f"{expr.file}:{expr.line}: double assignment: element"
-                            f" [{text_form(key.value)}] of '{array.describe()}' is assigned whole"
-                            " and by fields")
-                    callback(element)
-                when_closed((key,), now, expr)
-            self._container_target(expr.base, env, in_array)
+            self._element_target(
+                expr, env, lambda: new_value(expr.type, _target_name(expr), owned=False), callback,
+                reusable=lambda element: isinstance(element, StructFuture) and not element.writers)
 
     def _container_target(self, expr: ast.Expr, env: Env, callback: Callable[[ArrayFuture], None]) -> None:
         """Find (creating nested arrays on the way) the array an element goes into."""
@@ -229,18 +215,31 @@ class Interpreter(ExprEvaluator, CallRunner):
             self._struct_target_later(expr.base, env, lambda s: callback(s.fields[expr.name]))
         else:
             assert isinstance(expr, ast.Index)
-            key = self.ev(expr.key, env)
+            self._element_target(expr, env, lambda: ArrayFuture(_target_name(expr)), callback)
 
-            def with_parent(parent: ArrayFuture) -> None:
-                def now() -> None:
-                    child = parent.elems.get(key.value)
-                    if child is None:
-                        child = ArrayFuture(_target_name(expr))
-                        parent.insert(key.value, child)
-                        parent.adopt(child)
-                    callback(child)
-                when_closed((key,), now, expr)
-            self._container_target(expr.base, env, with_parent)
+    def _element_target(self, expr: ast.Index, env: Env, make: Callable[[], Container],
+                        callback: Callable[[Any], None],
+                        reusable: Callable[[Any], bool] = lambda element: True) -> None:
+        """The container element `expr` names, once its key closes: made by `make` and
+        adopted by its array (so it closes with it) on the first write through it,
+        reused by later ones. An element `reusable` refuses was assigned whole."""
+        key = self.ev(expr.key, env)
+
+        def in_array(array: ArrayFuture) -> None:
+            def now() -> None:
+                element = array.elems.get(key.value)
+                if element is None:
+                    element = make()
+                    array.insert(key.value, element)
+                    array.adopt(element)
+                elif not reusable(element):
+                    raise SwiftRuntimeError(
+                        f"{expr.file}:{expr.line}: double assignment: element"
+                        f" [{text_form(key.value)}] of '{array.describe()}' is assigned whole"
+                        " and by fields")
+                callback(element)
+            when_closed((key,), now, expr)
+        self._container_target(expr.base, env, in_array)
 
     # ------------------------------------------------------------ control flow
 
