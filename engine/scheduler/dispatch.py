@@ -6,10 +6,10 @@ transport, reports are handed back by `poll`, retry timers are kept in a heap
 here (the state has no clock), and an abort becomes a `SchedulerAborted`
 run-time error. Workers start at the first submitted task. Polling blocks in
 the transport's `recv` with a timeout, never spinning; while every worker has
-work queued, it lets results gather a while before taking them in. While the
-runtime keeps submitting without polling (expanding a large loop, say), `submit` dispatches
-what it has every `PUMP_S` and takes in finished work, so that the workers
-start at once instead of when the runtime next polls.
+work queued, it first lets results gather a while. While the runtime keeps
+submitting without polling (expanding a large loop, say), `submit`
+dispatches what it has every `PUMP_S` and takes in finished work, so that the
+workers start at once instead of when the runtime next polls.
 """
 
 from __future__ import annotations
@@ -130,8 +130,12 @@ class Scheduler:
                 events = []
             if self._completions or self._abort is not None or not self.outstanding() or expired:
                 break
+            wait = self._wait_time(deadline)
             settle = min(SETTLE_CAP_S, SETTLE_SHARE * self._state.slack())
-            for item in self._transport.recv(self._wait_time(deadline), settle):
+            if settle > 0 and wait != 0:
+                time.sleep(settle if wait is None else min(settle, wait))
+                wait = self._wait_time(deadline)
+            for item in self._transport.recv(wait):
                 events += events_from(item)
             expired = deadline is not None and time.monotonic() >= deadline
         completions, self._completions = self._completions, []

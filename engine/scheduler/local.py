@@ -94,19 +94,13 @@ class LocalTransport:
         if message[0] == STOP:
             self._stopped.add(worker)
 
-    def recv(self, timeout: float | None, settle_s: float = 0.0) -> list[Incoming]:
-        """Wait for messages or dead workers (after letting them gather for `settle_s`);
-        return everything available."""
+    def recv(self, timeout: float | None) -> list[Incoming]:
+        """Wait for messages or dead workers; return everything available."""
         watched = [handle for handle, worker in self._owner.items() if worker not in self._gone]
         if not watched:
             if timeout:
                 time.sleep(timeout)
             return []
-        if settle_s > 0:
-            settle_s = settle_s if timeout is None else min(settle_s, timeout)
-            time.sleep(settle_s)
-            if timeout is not None:
-                timeout -= settle_s
         items: list[Incoming] = []
         for handle in wait(watched, timeout):
             worker = self._owner[handle]

@@ -77,11 +77,9 @@ class MPITransport:
             self._world.stopping.add(rank)
         self._world.send(rank, message)
 
-    def recv(self, timeout: float | None, settle_s: float = 0.0) -> list[Incoming]:
-        """Results that arrived, waiting up to `timeout` (None: no limit) for some, after
-        letting them gather for `settle_s`."""
-        return [message for _, message in self._world.wait(timeout, settle_s=settle_s)
-                if message[0] == DONE]
+    def recv(self, timeout: float | None) -> list[Incoming]:
+        """Results that arrived, waiting up to `timeout` (None: no limit) for some."""
+        return [message for _, message in self._world.wait(timeout) if message[0] == DONE]
 
     def close(self, kill: bool = False) -> None:
         """End the session: stop every worker rank; `kill` also cancels their work at once."""

@@ -142,18 +142,13 @@ class World:
             self._sends = [request for request in self._sends if not request.Test()]
         return received
 
-    def wait(self, timeout: float | None, source: int | None = None,
-             settle_s: float = 0.0) -> list[tuple[int, Any]]:
+    def wait(self, timeout: float | None, source: int | None = None) -> list[tuple[int, Any]]:
         """Messages from `source` (default: any rank), waiting up to `timeout` seconds
-        (None: no limit) for the first, after letting them gather for `settle_s`.
-        Session replies ("stopped", "bye") are booked here and not returned, so
-        this may return early with none."""
+        (None: no limit) for the first. Session replies ("stopped", "bye") are
+        booked here and not returned, so this may return early with none."""
         source = self._mpi.ANY_SOURCE if source is None else source
         started = time.monotonic()
         deadline = None if timeout is None else started + timeout
-        if settle_s > 0:
-            time.sleep(settle_s if timeout is None else min(settle_s, timeout))
-            started = time.monotonic()  # the usual wait, below, is learnt without the settling
         # Results that usually take a while come no sooner for polling early:
         # rank 0 starts at half the usual wait, so that it wakes a core busy
         # with tasks a few times per message, not a dozen.

@@ -83,11 +83,9 @@ class Transport(Protocol):
         """Send one message; a dead worker is not an error here (`recv` reports it)."""
         ...
 
-    def recv(self, timeout: float | None, settle_s: float = 0.0) -> list[Incoming]:
+    def recv(self, timeout: float | None) -> list[Incoming]:
         """Wait up to `timeout` seconds (None: forever) for messages and `WorkerGone`
-        notices; return all that are available (possibly none, on timeout).
-        `settle_s`: nothing needs an answer sooner, so the transport may let
-        messages gather that long (within `timeout`) before looking."""
+        notices; return all that are available (possibly none, on timeout)."""
         ...
 
     def close(self, kill: bool = False) -> None:
