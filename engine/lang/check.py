@@ -3,11 +3,11 @@
 Runs over all parsed modules at once. Phase 1 collects type definitions and
 function signatures (so both may be used before their definition; see
 check_decls.py); phase 2 checks top-level code in the global scope, then
-every function body. It
-annotates the AST for the runtime: `Name.decl`, `Expr.type`, `Call.target`,
-`Block.scope_vars` (the variables a block creates), `Stmt.writes` (the array
-and struct variables a statement may write, for write reference counting),
-and the loop/declaration symbols. Errors are collected and raised together.
+every function body. It annotates the AST for the runtime: `Name.decl`,
+`Expr.type`, `Call.target`, `Block.scope_vars` (the variables a block
+creates), `Stmt.writes` (the array and struct variables a statement may
+write, for write reference counting), and the loop/declaration symbols.
+Errors are collected and raised together.
 """
 
 from __future__ import annotations

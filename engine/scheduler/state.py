@@ -415,8 +415,7 @@ class SchedulerState:
         date for one worker."""
         worker.version += 1
         if worker.alive and worker.in_flight:
-            slack = 0.0 if worker.unknown else max(0.0, worker.work_s - worker.longest_s)
-            heapq.heappush(self._slacks, (slack, worker.id, worker.version))
+            heapq.heappush(self._slacks, (_queued_beyond_longest(worker), worker.id, worker.version))
             if len(self._slacks) > 4 * len(self._workers) + 64:  # drop stale entries
                 self._slacks = [entry for entry in self._slacks
                                 if self._workers[entry[1]].version == entry[2]]
@@ -481,8 +480,8 @@ class SchedulerState:
         if self._closing:
             scanned = 0.0
         else:
-            scanned = min((0.0 if not w.in_flight or w.unknown else max(0.0, w.work_s - w.longest_s)
-                           for w in alive), default=0.0)
+            scanned = min((_queued_beyond_longest(w) if w.in_flight else 0.0 for w in alive),
+                          default=0.0)
         if not math.isclose(self.slack(), scanned, abs_tol=1e-9):
             problems.append(f"slack {self.slack()} disagrees with the workers' {scanned}")
         idle_nodes = Counter(self._workers[worker_id].node for worker_id in self._idle)
@@ -508,6 +507,12 @@ class SchedulerState:
         if idle != (worker.id in self._idle) or prefetch != (worker.id in self._prefetchable):
             problems.append(f"{name} idle/prefetch sets out of date")
         return problems
+
+
+def _queued_beyond_longest(worker: _WorkerRecord) -> float:
+    """A busy worker's slack: its estimated in-flight work beyond the longest task
+    (0 while it holds a task of unknown length)."""
+    return 0.0 if worker.unknown else max(0.0, worker.work_s - worker.longest_s)
 
 
 def _decrement(counter: Counter[str], key: str) -> None:

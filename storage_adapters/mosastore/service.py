@@ -122,20 +122,26 @@ def status(state_dir: str) -> ServiceRecord | None:
     return record
 
 
-def restart_manager(state_dir: str, kill: bool = False) -> ServiceRecord:
-    """Stop the manager (SIGKILL when `kill`) and start it again on the same port and metadata."""
+def _recorded_process(state_dir: str, index: int,
+                      kill: bool) -> tuple[ServiceRecord, str, deploy.Process]:
+    """The running store's record, its directory, and its process `index` in the record
+    (0: the manager, -1: the FUSE client), SIGKILLed first when `kill`."""
     record = load_record(state_dir, NAME)
     if record is None:
         raise ServiceError("mosastore is not running")
-    directory = service_dir(state_dir, NAME)
-    entries = record.info["processes"]
-    old = deploy.Process(**entries[0])
+    old = deploy.Process(**record.info["processes"][index])
     if kill:
         os.kill(old.pid, 9)
+    return record, service_dir(state_dir, NAME), old
+
+
+def restart_manager(state_dir: str, kill: bool = False) -> ServiceRecord:
+    """Stop the manager (SIGKILL when `kill`) and start it again on the same port and metadata."""
+    record, directory, old = _recorded_process(state_dir, 0, kill)
     old.stop()
     manager = deploy.start_manager(os.path.join(directory, "manager"), old.port, os.path.join(directory, "secret"),
                                    int(record.info["chunk_size"]), os.path.join(directory, "manager.log"))
-    entries[0] = asdict(manager)
+    record.info["processes"][0] = asdict(manager)
     record = ServiceRecord(NAME, manager.pid, manager.create_time, record.info, record.secrets)
     save_record(state_dir, record)
     return record
@@ -143,18 +149,11 @@ def restart_manager(state_dir: str, kill: bool = False) -> ServiceRecord:
 
 def restart_client(state_dir: str, kill: bool = False) -> ServiceRecord:
     """Stop the FUSE client (SIGKILL when `kill`), release its mount and mount again."""
-    record = load_record(state_dir, NAME)
-    if record is None:
-        raise ServiceError("mosastore is not running")
-    directory = service_dir(state_dir, NAME)
-    entries = record.info["processes"]
-    old = deploy.Process(**entries[-1])
-    if kill:
-        os.kill(old.pid, 9)
+    record, directory, old = _recorded_process(state_dir, -1, kill)
     deploy.unmount(record.info["mountpoint"], old)
     extra = _client_args(float(record.info.get("emulate_link_mbps", 0.0)))
     client = deploy.mount(record.info["mountpoint"], record.info["manager"], os.path.join(directory, "secret"),
                           old.node, os.path.join(directory, "spool"), os.path.join(directory, "client.log"), extra)
-    entries[-1] = asdict(client)
+    record.info["processes"][-1] = asdict(client)
     save_record(state_dir, record)
     return record
