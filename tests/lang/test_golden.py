@@ -25,7 +25,7 @@ CASES_DIR = Path(__file__).parent / "cases"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HEADER_LINES = 10
 TIMEOUT_SECONDS = 60
-CASE_NAME = re.compile(r"^\d{3}-[a-z0-9]+(?:-[a-z0-9]+)*$")
+CASE_NAME = re.compile(r"^\d{3,4}-[a-z0-9]+(?:-[a-z0-9]+)*$")
 MARKER = re.compile(r"^\s*//\s*([A-Z][A-Z-]*[A-Z])\s*(?::\s?(.*))?$")
 POSITION = re.compile(r"^(\d+)(?::(\d+))?$")
 # Environment that would change how a case behaves if inherited from the caller.
