@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="swiftcloud",
         description="Implicitly parallel Swift-style scripting for clusters and clouds.",
         epilog="Run 'swiftcloud COMMAND --help' for the options of one command.")
+    parser.add_argument("--debug", action="store_true", default=bool(os.environ.get("SWIFTCLOUD_DEBUG")),
+                        help="print the Python traceback of an internal error (also $SWIFTCLOUD_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="compile and run a script",
@@ -222,10 +224,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("swiftcloud: interrupted", file=sys.stderr)
         return 130
-    except Exception:  # noqa: BLE001 - the last line of defence: ours to fix, so say so
-        traceback.print_exc()
-        print("swiftcloud: internal error; please report it with the traceback above", file=sys.stderr)
+    except Exception as error:  # noqa: BLE001 - the last line of defence: ours to fix, so say so
+        sys.stdout.flush()
+        if args.debug:
+            traceback.print_exc()
+        print(internal_error_line(error, args.debug), file=sys.stderr)
         return EXIT_RUNTIME
+
+
+def internal_error_line(error: BaseException, shown: bool) -> str:
+    """One line naming an internal error (a bug in swiftcloud, not in the script) and where it is."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    how = "with the traceback above" if shown else "with your script; 'swiftcloud --debug ...' shows the traceback"
+    return (f"swiftcloud: internal error: {type(error).__name__}: {error}{where}. This is a bug in swiftcloud:"
+            f" please report it to the swiftcloud issue tracker {how}")
 
 
 if __name__ == "__main__":

@@ -378,11 +378,13 @@ class StructDef(Node):
 
 @dataclass(eq=False, kw_only=True)
 class TypeDef(Node):
-    """`typedef N T;` (alias, `distinct=False`) or `type N T;` (subtype, `distinct=True`)."""
+    """`typedef N T;` (alias, `distinct=False`), `type N T;` (subtype, `distinct=True`),
+    or `type N;` (an opaque file-like type, `opaque=True`)."""
 
     name: str
     base: TypeRef
     distinct: bool
+    opaque: bool = False
 
 
 @dataclass(eq=False, kw_only=True)

@@ -105,6 +105,12 @@ class AstBuilder(Transformer_NonRecursive):
     def typedef_distinct(self, meta: Meta, children: list[Any]) -> ast.TypeDef:
         return self._typedef(meta, children, distinct=True)
 
+    def typedef_opaque(self, meta: Meta, children: list[Any]) -> ast.TypeDef:
+        """`type N;`: a file-like type of its own (§12)."""
+        at = self._at(meta)
+        return ast.TypeDef(name=str(children[0]), base=ast.TypeRef(name="file", dims=[], **at),
+                           distinct=True, opaque=True, **at)
+
     def _typedef(self, meta: Meta, children: list[Any], distinct: bool) -> ast.TypeDef:
         name, base, dims = children
         return ast.TypeDef(name=str(name), base=self._type(base, dims), distinct=distinct, **self._at(meta))
@@ -228,6 +234,8 @@ class AstBuilder(Transformer_NonRecursive):
         return children
 
     def values(self, meta: Meta, children: list[Any]) -> list[ast.Expr]:
+        if len(children) == 1 and isinstance(children[0], ast.TupleExpr):
+            return list(children[0].items)  # `a, b = (e1, e2);` assigns element-wise
         return children
 
     def call_statement(self, meta: Meta, children: list[Any]) -> ast.ExprStmt:

@@ -63,11 +63,18 @@ class Checker(DeclChecker):
         self.errors: list[CompileError] = []
         self.warnings: list[CompileError] = []
         self.types: dict[str, Type] = {}
-        self.funcs: dict[str, FuncSym] = {}
+        self.funcs: dict[str, FuncSym] = {}  # overloads after the first under "name(types)"
+        self.overloads: dict[str, list[FuncSym]] = {}
         self.global_scope = Scope(None, "global")
         self.scope = self.global_scope
         self.sites = AssignmentSites()
         self.path: BranchPath = ()
+        self.loop_entry_paths: list[int] = [0]  # len(self.path) where each enclosing loop began
+        # Self-waits (§12): the if/switch/wait statements around the statement being
+        # checked, where each variable is written, and what each such statement waits for.
+        self.guards: list[ast.Stmt] = []
+        self.write_guards: dict[VarSym, list[frozenset[int]]] = {}
+        self.guard_reads: list[tuple[ast.Stmt, ast.Expr, set[VarSym]]] = []
         self.all_syms: list[VarSym] = []
         self.elem_depth: dict[int, int] = {}
         self.write_sets: list[set[VarSym]] = [set()]
@@ -86,6 +93,7 @@ class Checker(DeclChecker):
 
     def record_write(self, sym: VarSym) -> None:
         sym.writes += 1
+        self.write_guards.setdefault(sym, []).append(frozenset(map(id, self.guards)))
         if sym.is_container:
             self.write_sets[-1].add(sym)
 
@@ -100,11 +108,30 @@ class Checker(DeclChecker):
         for func in self.funcs.values():
             self._check_function(func)
         self._check_never_assigned()
+        self._check_self_waits()
         if self.errors:
             self.errors.sort(key=lambda e: (e.file, e.line, e.col))
             raise CompileErrors(self.errors)
         return CheckedProgram(statements, list(self.global_scope.declared), self.funcs,
                               self.funcs.get("main"), self.warnings)
+
+    def _check_self_waits(self) -> None:
+        """A statement that waits for a variable only it can write never runs (§12)."""
+        for stmt, where, syms in self.guard_reads:
+            for sym in sorted(syms, key=lambda s: s.name):
+                sites = self.write_guards.get(sym, [])
+                if sites and len(sites) == sym.writes and all(id(stmt) in g for g in sites):
+                    what = {"If": "if", "Switch": "switch", "Wait": "wait"}[type(stmt).__name__]
+                    self.error(where, f"this {what} waits for '{sym.name}', which only its own body"
+                                      " writes: it can never run")
+
+    def _guarded(self, stmt: ast.Stmt, where: ast.Expr, reads: list[ast.Expr]) -> None:
+        """Note what `stmt` waits for before its body runs (checked once all writes are known)."""
+        syms: set[VarSym] = set()
+        for e in reads:
+            _names_read(e, syms)
+        if syms:
+            self.guard_reads.append((stmt, where, syms))
 
     def _check_never_assigned(self) -> None:
         for sym in self.all_syms:
@@ -244,7 +271,7 @@ class Checker(DeclChecker):
         if isinstance(target, ast.Field) and depth == 1:
             if not self.sites.add_scalar((id(sym), target.name), self.path) and not self._in_loop_of(sym):
                 self.error(target, f"field '{target.name}' of '{sym.name}' is assigned twice")
-        if not self.sites.add_container(sym, whole=False):
+        if not self.sites.add_container(sym, False, self.path):
             self.error(target, f"'{sym.name}' is assigned both as a whole and by element")
         if isinstance(target, ast.Index):
             prev = self.elem_depth.setdefault(id(sym), depth)
@@ -295,7 +322,7 @@ class Checker(DeclChecker):
             self.error(node, f"cannot assign the constant '{sym.name}'")
         elif sym.kind == "global" and self.in_function is not None:
             self.error(node, f"cannot assign global variable '{sym.name}' inside a function")
-        elif whole and self._in_loop_of(sym):
+        elif whole and self._in_loop_of(sym) and len(self.path) == self.loop_entry_paths[-1]:
             self.error(node, f"'{sym.name}' is declared outside this loop: assigning it in the loop"
                              " body would assign it once per iteration")
 
@@ -306,7 +333,7 @@ class Checker(DeclChecker):
         self.record_write(sym)
         if not self.sites.add_scalar(id(sym), self.path) and not self._in_loop_of(sym):
             self.error(node, f"'{sym.name}' is assigned more than once")
-        if sym.is_container and not self.sites.add_container(sym, whole=True):
+        if sym.is_container and not self.sites.add_container(sym, True, self.path):
             self.error(node, f"'{sym.name}' is assigned both as a whole and by element")
 
     def _check_target_path(self, target: ast.Expr) -> None:
@@ -343,18 +370,23 @@ class Checker(DeclChecker):
 
     def stmt_If(self, s: ast.If) -> None:
         s.cond = self._condition(s.cond)
+        self._guarded(s, s.cond, [s.cond])
         group, saved = new_branch_group(), self.path
+        self.guards.append(s)
         self.path = saved + ((group, 0),)
         self.block(s.then)
         if s.orelse is not None:
             self.path = saved + ((group, 1),)
             self.block(s.orelse)
         self.path = saved
+        self.guards.pop()
 
     def stmt_Switch(self, s: ast.Switch) -> None:
         s.expr = self.expr(s.expr)
         if s.expr.type is not None and base_of(s.expr.type) != INT:
             self.error(s.expr, f"switch needs an int, not {s.expr.type}")
+        self._guarded(s, s.expr, [s.expr])
+        self.guards.append(s)
         group, saved, seen = new_branch_group(), self.path, set()
         for i, case in enumerate(s.cases):
             if case.value in seen:
@@ -366,6 +398,7 @@ class Checker(DeclChecker):
             self.path = saved + ((group, len(s.cases)),)
             self.block(s.default)
         self.path = saved
+        self.guards.pop()
 
     def _loop_scope(self) -> Scope:
         return Scope(self.scope, "loop", self.scope.loop_depth + 1)
@@ -385,7 +418,9 @@ class Checker(DeclChecker):
             kpos = ast.Node(file=s.file, line=s.key_pos[0] or s.line, col=s.key_pos[1] or s.col)
             s.key_sym = self.declare(s.key, t.key if t else None, kpos, "loop")  # type: ignore[attr-defined]
             s.key_sym.writes += 1  # type: ignore[attr-defined]
+        self.loop_entry_paths.append(len(self.path))
         self.block(s.body)
+        self.loop_entry_paths.pop()
         self.scope = self.scope.parent  # type: ignore[assignment]
 
     def stmt_For(self, s: ast.For) -> None:
@@ -427,7 +462,9 @@ class Checker(DeclChecker):
             s.loop_syms.append(sym)  # type: ignore[attr-defined]
         s.cond = self._condition(s.cond)
         body_scope = Scope(loop_scope, "block", loop_scope.loop_depth)
+        self.loop_entry_paths.append(len(self.path))
         self.block(s.body, body_scope)
+        self.loop_entry_paths.pop()
         # UPDATE sees the body's variables: re-enter the body scope to check it.
         self.scope = body_scope
         updated: set[str] = set()
@@ -449,11 +486,26 @@ class Checker(DeclChecker):
 
     def stmt_Wait(self, s: ast.Wait) -> None:
         s.exprs = [self.expr(e) for e in s.exprs]
+        if s.exprs:
+            self._guarded(s, s.exprs[0], s.exprs)
+        self.guards.append(s)
         self.block(s.body)
+        self.guards.pop()
 
     def stmt_Chain(self, s: ast.Chain) -> None:
         for link in s.links:
             self.stmt(link)
+
+
+def _names_read(e: object, out: set[VarSym]) -> None:
+    """Variables an expression reads (its names, at any depth)."""
+    if isinstance(e, ast.Name) and isinstance(e.decl, VarSym):
+        out.add(e.decl)
+    for value in vars(e).values() if isinstance(e, ast.Node) else ():
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        for item in items:
+            if isinstance(item, ast.Node):
+                _names_read(item, out)
 
 
 def check_program(items: list[ast.Item], library: Mapping[str, LibraryFunction],

@@ -17,7 +17,7 @@ from engine.lang.check_expr import ExprChecker
 from engine.lang.scopes import Scope
 from engine.lang.symbols import FuncSym, ParamSpec
 from engine.lang.types import (
-    FILE, INT, KEY_TYPES, PRIMITIVES, SCALARS, STRING, VOID, ArrayType, StructType, SubType, Type,
+    FILE, INT, KEY_TYPES, LIBRARY_TYPES, PRIMITIVES, SCALARS, STRING, VOID, ArrayType, StructType, SubType, Type,
     base_of,
 )
 
@@ -42,6 +42,8 @@ class DeclChecker(ExprChecker):
 
     def _collect_types(self, items: list[ast.Item]) -> None:
         defs = [i for i in items if isinstance(i, (ast.StructDef, ast.TypeDef))]
+        user_names = {d.name for d in defs}
+        self.types.update((name, t) for name, t in LIBRARY_TYPES.items() if name not in user_names)
         for d in defs:
             if d.name in self.types or d.name in PRIMITIVES:
                 self.error(d, f"type '{d.name}' is already defined")
@@ -56,7 +58,7 @@ class DeclChecker(ExprChecker):
                     continue
                 base = self.resolve_type(d.base)
                 if base is not None:
-                    self.types[d.name] = SubType(d.name, base) if d.distinct else base
+                    self.types[d.name] = SubType(d.name, base, d.opaque) if d.distinct else base
             if len(unresolved) == len(pending):
                 break
             pending = unresolved
@@ -72,15 +74,18 @@ class DeclChecker(ExprChecker):
                     t = self.resolve_type(f.type)
                     if t is not None:
                         struct.fields[f.name] = t
+        for d in defs:
+            if isinstance(d, ast.StructDef):
+                cycle = _struct_cycle(self.types[d.name], [])
+                if cycle:
+                    self.error(d, f"struct {d.name} contains itself ({' -> '.join(cycle)}): its value would"
+                                  " be infinite (an array of it, e.g. '" + d.name + " next[]', is fine)")
 
     # ------------------------------------------------------------ functions
 
     def _collect_functions(self, items: list[ast.Item]) -> None:
         for item in items:
             if not isinstance(item, (ast.FuncDef, ast.AppDef)):
-                continue
-            if item.name in self.funcs:
-                self.error(item, f"function '{item.name}' is already defined")
                 continue
             kind = "app" if isinstance(item, ast.AppDef) else "composite"
             func = FuncSym(item.name, kind, node=item)
@@ -90,7 +95,15 @@ class DeclChecker(ExprChecker):
                 for p, spec in zip(item.outputs, func.outputs):
                     if base_of(spec.type) not in (FILE, VOID):
                         self.error(p, f"app output '{p.name}' must be a file or void, not {spec.type}")
-            self.funcs[item.name] = func
+            versions = self.overloads.setdefault(item.name, [])
+            if any(_input_types(v) == _input_types(func) for v in versions):
+                self.error(item, f"function '{item.name}' is already defined"
+                                 + (" with these parameter types" if versions[0].inputs or func.inputs else ""))
+                continue
+            # Overloads (§12) share a name; each is checked and run as its own function.
+            key = item.name if not versions else f"{item.name}({', '.join(map(str, _input_types(func)))})"
+            versions.append(func)
+            self.funcs[key] = func
 
     def _params(self, params: list[ast.Param], inputs: bool) -> list[ParamSpec]:
         specs: list[ParamSpec] = []
@@ -159,3 +172,26 @@ class DeclChecker(ExprChecker):
         if t is not None and base_of(t) not in SCALARS | {FILE}:
             self.error(w, f"cannot pass a value of type {w.type} on a command line")
         return w
+
+
+def _input_types(func: FuncSym) -> tuple[Type, ...]:
+    return tuple(p.type for p in func.inputs)
+
+
+def _struct_cycle(t: Type, seen: list[str]) -> list[str]:
+    """The field path by which struct `t` contains itself directly (not through an
+    array, which may be empty), or [] if it does not."""
+    if not isinstance(t, StructType):
+        return []
+    for name, field_type in t.fields.items():
+        inner = base_of(field_type)
+        if not isinstance(inner, StructType):
+            continue
+        path = seen + [f"{t.name}.{name}"]
+        if inner.name == (seen[0].split(".")[0] if seen else t.name):
+            return path
+        if len(path) <= 64:
+            found = _struct_cycle(inner, path)
+            if found:
+                return found
+    return []

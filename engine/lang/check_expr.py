@@ -15,7 +15,7 @@ from engine.lang import ast
 from engine.lang.symbols import FuncSym, ParamSpec, ResolvedCall
 from engine.lang.types import (
     BOOLEAN, FILE, FLOAT, INT, SCALARS, STRING, VOID, ArrayType, Signature, StructType, Type,
-    Wildcard, base_of, is_assignable,
+    Wildcard, base_of, is_assignable, is_opaque_file,
 )
 
 _ARITH = {"+", "-", "*"}
@@ -25,7 +25,7 @@ _EQUAL = {"==", "!="}
 _LOGIC = {"&&", "||"}
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Swift/T library functions that v1 does not provide (LANGUAGE.md §10).
-UNSUPPORTED_FUNCTIONS = frozenset({"input_url", "blob_from_string", "string_from_blob", "blob_size",
+UNSUPPORTED_FUNCTIONS = frozenset({"blob_from_string", "string_from_blob", "blob_size",
                                    "hostmap_one", "hostmap_list", "location_from_rank",
                                    "rank_from_location", "random_worker", "json_get", "exec_script"})
 
@@ -80,6 +80,9 @@ class ExprChecker:
     def coerce(self, e: ast.Expr, target: Type, what: str) -> ast.Expr:
         """Check that `e` (already typed) fits `target`, widening int literals."""
         if e.type is None:
+            return e
+        if is_opaque_file(target) and e.type == FILE and isinstance(e, ast.Call) and _is_library_call(e):
+            e.type = target  # a library function makes a file of any file-like type (`input`)
             return e
         if base_of(target) == FLOAT and e.type == INT and is_int_literal_expr(e):
             return widen(e)
@@ -372,6 +375,11 @@ class ExprChecker:
         if self.scope.lookup_local(e.func) is not None and e.func not in self.funcs:
             self.error(e, f"'{e.func}' is a variable, not a function")
             return None
+        versions = self.overloads.get(e.func)
+        if versions is not None and len(versions) > 1:
+            e.args = [self.expr(a) for a in e.args]
+            chosen = self._pick_overload(e, versions)
+            return None if chosen is None else self._call_user(e, chosen, args_checked=True)
         func = self.funcs.get(e.func)
         if func is not None:
             return self._call_user(e, func)
@@ -386,13 +394,44 @@ class ExprChecker:
             self.expr(a)
         return None
 
-    def _call_user(self, e: ast.Call, func: FuncSym) -> Optional[tuple[Type, ...]]:
+    def _pick_overload(self, e: ast.Call, versions: list[FuncSym]) -> Optional[FuncSym]:
+        """The overload whose parameters the (checked) arguments match exactly, else the
+        single one reachable by promoting int literals to float (§12)."""
+        if any(a.type is None for a in e.args):
+            return None
+        named = {kw.name for kw in e.kwargs}
+
+        def fits(func: FuncSym, promote: bool) -> bool:
+            params = func.inputs
+            if len(e.args) > len(params):
+                return False
+            rest = params[len(e.args):]
+            if any(p.default is None and p.name not in named for p in rest):
+                return False
+            return all(is_assignable(p.type, a.type)
+                       or (promote and base_of(p.type) == FLOAT and a.type == INT and is_int_literal_expr(a))
+                       for a, p in zip(e.args, params))
+
+        for promote in (False, True):
+            matches = [f for f in versions if fits(f, promote)]
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1 and not promote:
+                break
+        candidates = "; ".join(f"{f.name}({', '.join(f'{p.type} {p.name}' for p in f.inputs)})"
+                               for f in versions)
+        given = ", ".join(str(a.type) for a in e.args)
+        self.error(e, f"no single version of '{e.func}' takes ({given}); candidates: {candidates}")
+        return None
+
+    def _call_user(self, e: ast.Call, func: FuncSym, args_checked: bool = False) -> Optional[tuple[Type, ...]]:
         params = func.inputs
         if len(e.args) > len(params):
             self.error(e, f"function '{func.name}' takes at most {len(params)} arguments,"
                           f" {len(e.args)} given")
             return None
-        e.args = [self.coerce(self.expr(a, p.type), p.type, f"argument '{p.name}' of '{func.name}'")
+        e.args = [self.coerce(a if args_checked else self.expr(a, p.type), p.type,
+                              f"argument '{p.name}' of '{func.name}'")
                   for a, p in zip(e.args, params)]
         by_name = {p.name: p for p in params}
         given = {p.name for p in params[: len(e.args)]}
@@ -487,6 +526,11 @@ class ExprChecker:
                 kw.value = widen(kw.value)
 
 
+def _is_library_call(e: ast.Call) -> bool:
+    target = getattr(e, "target", None)
+    return isinstance(target, ResolvedCall) and target.func.kind == "library"
+
+
 def _leaf_type(t: Type) -> Type:
     t = base_of(t)
     while isinstance(t, ArrayType):
@@ -516,8 +560,8 @@ def _unify_types(pattern: Type, actual: Type, bound: dict[str, Type], widen_ok: 
         return (isinstance(actual_base, ArrayType)
                 and _unify_types(pattern.key, actual_base.key, bound, False)
                 and _unify_types(pattern.elem, actual_base.elem, bound, False))
-    if is_assignable(pattern, actual):
-        return True
+    if is_assignable(pattern, actual) or (pattern == FILE and actual_base == FILE):
+        return True  # library functions on files take every file-like type
     return widen_ok and pattern == FLOAT and actual_base == INT
 
 

@@ -14,12 +14,13 @@ from typing import Any, Mapping, Sequence
 from engine.errors import CompileError, CompileErrors
 from engine.lang import ast
 from engine.lang.check import check_program
+from engine.lang.deep_stack import RECURSION_LIMIT, call_with_deep_stack
 from engine.lang.ir import Program
 from engine.lang.parser import parse_file
 from engine.lang.symbols import LibraryFunction
 
 STANDARD_MODULES = frozenset({"io", "string", "sys", "files", "assert", "math", "random", "stats",
-                              "python", "builtins"})
+                              "python", "builtins", "mpe"})
 UNSUPPORTED_MODULES = frozenset({"json", "unix", "location", "blob", "mpi", "R", "julia", "jvm"})
 
 
@@ -27,10 +28,16 @@ def compile(path: str, library: Mapping[str, LibraryFunction],
             constants: Mapping[str, tuple[str, Any, str]],
             include_dirs: Sequence[str] = ()) -> Program:
     """Compile the script at `path` against a library of builtin functions."""
-    main_module = parse_file(path, include_dirs)
-    items = resolve_imports(main_module, path, include_dirs)
-    checked = check_program(items, library, constants)
-    return Program(path=path, checked=checked)
+    def passes() -> Program:
+        main_module = parse_file(path, include_dirs)
+        items = resolve_imports(main_module, path, include_dirs)
+        checked = check_program(items, library, constants)
+        return Program(path=path, checked=checked)
+    try:
+        return call_with_deep_stack(passes)
+    except RecursionError:
+        raise CompileError(path, 1, 1, "the program is nested too deeply to compile (more than about"
+                                       f" {RECURSION_LIMIT // 10} levels of blocks or operators)") from None
 
 
 def resolve_imports(main_module: ast.Module, path: str, include_dirs: Sequence[str]) -> list[ast.Item]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 from engine.lang import ast
 from engine.lang.check import CheckedProgram
+from engine.lang.deep_stack import call_with_deep_stack
 from engine.lang.symbols import FuncSym, VarSym
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ class Program:
 
     @cached_property
     def dag(self) -> "nx.DiGraph":
-        return build_dag(self.checked)
+        return call_with_deep_stack(lambda: build_dag(self.checked))
 
     @property
     def functions(self) -> dict[str, FuncSym]:

@@ -2,9 +2,11 @@
 
 A `Scope` maps names to `VarSym`s and knows its loop depth (assignments to a
 scalar declared outside the innermost loop are certain double assignments).
-`BranchPath` records which alternative branches a statement sits in, so that
-two assignments are a certain double assignment only when no `if`/`switch`
-separates them into alternatives.
+`BranchPath` records which branches of which `if`/`switch` a statement sits
+in. Two assignments are a certain double assignment only when one runs
+whenever the other does (§12 "Conditional writes"): writes in alternative
+branches, or in separate `if`s, are legal, and a second write that does
+happen at run time is a run-time error.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ def new_branch_group() -> int:
     return next(_group_ids)
 
 
-def are_alternatives(a: BranchPath, b: BranchPath) -> bool:
-    """True when the two paths take different branches of some common if/switch."""
-    groups_a = dict(a)
-    return any(g in groups_a and groups_a[g] != idx for g, idx in b)
+def certainly_both(a: BranchPath, b: BranchPath) -> bool:
+    """True when a statement at `b` cannot run without one at `a` running too, or
+    conversely: one path is the start of the other."""
+    shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
+    return longer[: len(shorter)] == shorter
 
 
 @dataclass(eq=False)
@@ -73,18 +76,19 @@ class AssignmentSites:
     """Where each variable is assigned, to find certain double assignments."""
 
     scalar_sites: dict[object, list[BranchPath]] = field(default_factory=dict)
-    whole: set[int] = field(default_factory=set)
-    elementwise: set[int] = field(default_factory=set)
+    whole: dict[int, list[BranchPath]] = field(default_factory=dict)
+    elementwise: dict[int, list[BranchPath]] = field(default_factory=dict)
 
     def add_scalar(self, key: object, path: BranchPath) -> bool:
         """Record an assignment of `key` (a symbol, or a symbol and field);
         False if it certainly repeats an earlier one."""
         sites = self.scalar_sites.setdefault(key, [])
-        clash = any(not are_alternatives(path, other) for other in sites)
+        clash = any(certainly_both(path, other) for other in sites)
         sites.append(path)
         return not clash
 
-    def add_container(self, sym: VarSym, whole: bool) -> bool:
-        """Record a whole or element write; False when both kinds are mixed."""
-        (self.whole if whole else self.elementwise).add(id(sym))
-        return not (id(sym) in self.whole and id(sym) in self.elementwise)
+    def add_container(self, sym: VarSym, whole: bool, path: BranchPath) -> bool:
+        """Record a whole or element write; False when both kinds certainly happen."""
+        mine, other = (self.whole, self.elementwise) if whole else (self.elementwise, self.whole)
+        mine.setdefault(id(sym), []).append(path)
+        return not any(certainly_both(path, p) for p in other.get(id(sym), ()))

@@ -6,6 +6,10 @@ The parser is fed token by token from here, which lets this module:
   `# include` with a space, a `#!` line, or any `#word` that is not a C
   preprocessor directive); `#include <m.swift>` found nowhere on the search
   path means the standard library, as in STC, and reads as `import m;`;
+- apply object-like macros (§12): `#define NAME text` replaces the token NAME
+  from there on (in that file and what it includes) by the tokens of `text`,
+  and `#ifdef` / `#ifndef` / `#else` / `#endif` keep or drop lines by whether
+  a name is defined;
 - reject other directives, reserved words, bad literals and unterminated
   strings or comments at their own position, in source order;
 - turn `=` followed by `>` into one ARROW token (`=>` is two tokens in the
@@ -33,8 +37,10 @@ from lark.exceptions import UnexpectedCharacters
 from engine.errors import CompileError
 from engine.lang.literals import LiteralError, float_value, int_value, string_value
 
-_INCLUDE = re.compile(r'#include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)[ \t]*(?://.*|/\*.*)?$')
 _UNION_TYPE_AHEAD = re.compile(r"\|[ \t]*[A-Za-z_]")
+_DEFINE = re.compile(r"#define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(\(?)[ \t]*(.*?)[ \t]*(?://.*)?$")
+_CONDITION = re.compile(r"#(ifdef|ifndef)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?://.*)?$")
+_INCLUDE = re.compile(r'#include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)[ \t]*(?://.*|/\*.*)?$')
 _LIBRARY_INCLUDE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.swift$")
 _RESERVED_UNUSED = {"builtin", "until"}
 _UNSUPPORTED_WORDS = {"iterate": "iterate ... until", "pragma": "pragma"}
@@ -80,6 +86,7 @@ class TokenStream:
         self.consumed: list[Token] = []
         self._pending: deque[Item] = deque()
         root = (os.path.realpath(file),) if os.path.isfile(file) else ()
+        self._macros: dict[str, list[Token]] = {}
         self._source = self._lex_file(text, file, root)
         self._exhausted = False
         self.eof = self._eof_token(text, file)
@@ -168,27 +175,85 @@ class TokenStream:
     def _lex_file(self, text: str, file: str, including: tuple[str, ...]) -> Iterator[tuple[Item, str]]:
         """Tokens of one file (included files spliced in); stops after the first error."""
         tokens = self._lark.lex(text)
+        conditions = _Conditions(file)
         while True:
             try:
                 token = next(tokens)
             except StopIteration:
+                if (problem := conditions.unclosed()) is not None:
+                    yield problem, file
                 return
             except UnexpectedCharacters as error:
-                yield _bad_character(error, text, file), file
-                return
+                if conditions.active:
+                    yield _bad_character(error, text, file), file
+                    return
+                tokens = self._lark.lex(_blank_through_line(text, error.pos_in_stream))
+                continue
             if token.type == "DIRECTIVE":
-                if _starts_line(text, token.start_pos):
+                if not _starts_line(text, token.start_pos):
+                    continue
+                word = token.value.split()[0][1:]
+                if word in _Conditions.WORDS:
+                    problem = conditions.apply(token, word, self._macros)
+                    if problem is not None:
+                        yield problem, file
+                        return
+                elif conditions.active:
                     yield from self._directive(token, file, including)
                 continue
+            if not conditions.active:
+                continue
             problem = _check_token(token, file)
-            yield (problem or token), file
             if problem is not None:
+                yield problem, file
                 return
+            if token.type == "NAME" and token.value in self._macros:
+                for expanded in self._expand(token, frozenset()):
+                    yield expanded, file
+            else:
+                yield token, file
+
+    def _expand(self, use: Token, expanding: frozenset[str]) -> Iterator[Token]:
+        """The tokens a macro use stands for, at the use's position (nested macros
+        expanded, a macro never inside its own expansion, as in C)."""
+        for body in self._macros[use.value]:
+            if body.type == "NAME" and body.value in self._macros and body.value not in expanding | {use.value}:
+                yield from self._expand(Token.new_borrow_pos(body.type, body.value, use), expanding | {use.value})
+            else:
+                yield Token.new_borrow_pos(body.type, body.value, use)
+
+    def _define(self, token: Token, file: str) -> Optional[CompileError]:
+        """Record `#define NAME text`; only object-like macros are supported."""
+        match = _DEFINE.match(token.value.rstrip())
+        if match is None:
+            return CompileError(file, token.line, token.column, "malformed #define: expected #define NAME text")
+        name, paren, body = match.groups()
+        if paren:
+            return CompileError(file, token.line, token.column,
+                                "unsupported feature: function-like macro (only #define NAME text is supported)")
+        tokens: list[Token] = []
+        try:
+            for body_token in self._lark.lex(body):
+                problem = _check_token(body_token, file)
+                if problem is not None:
+                    return CompileError(file, token.line, token.column, f"bad #define of {name}: {problem.message}")
+                if body_token.type not in ("DIRECTIVE", "HASH_COMMENT"):
+                    tokens.append(body_token)
+        except UnexpectedCharacters as error:
+            return CompileError(file, token.line, token.column,
+                                f"bad #define of {name}: unexpected character '{error.char}'")
+        self._macros[name] = tokens
+        return None
 
     def _directive(self, token: Token, file: str, including: tuple[str, ...]) -> Iterator[tuple[Item, str]]:
         def error(message: str) -> tuple[Item, str]:
             return CompileError(file, token.line, token.column, message), file
 
+        if token.value.startswith("#define"):
+            problem = self._define(token, file)
+            if problem is not None:
+                yield problem, file
+            return
         if not token.value.startswith("#include"):
             word = token.value.split()[0]
             yield error(f"unsupported feature: preprocessor directive {word}")
@@ -232,6 +297,56 @@ class TokenStream:
         self.files.append(file)
         token.start_pos = len(self.files) - 1
         return token
+
+
+class _Conditions:
+    """The `#ifdef` / `#ifndef` / `#else` / `#endif` nesting of one file."""
+
+    WORDS = frozenset({"ifdef", "ifndef", "else", "endif"})
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        # One entry per open #ifdef: (its token, lines kept, inside its #else).
+        self.stack: list[tuple[Token, bool, bool]] = []
+        self.active = True
+
+    def apply(self, token: Token, word: str, macros: dict[str, list[Token]]) -> Optional[CompileError]:
+        """Update the nesting for one directive; an error if it is malformed or unmatched."""
+        if word in ("ifdef", "ifndef"):
+            match = _CONDITION.match(token.value.rstrip())
+            if match is None:
+                return self._error(token, f"malformed #{word}: expected #{word} NAME")
+            keep = (match.group(2) in macros) == (word == "ifdef")
+            self.stack.append((token, keep, False))
+        elif not self.stack:
+            return self._error(token, f"#{word} without #ifdef or #ifndef")
+        elif word == "else":
+            opened, keep, in_else = self.stack[-1]
+            if in_else:
+                return self._error(token, "#else after #else")
+            self.stack[-1] = (opened, not keep, True)
+        else:
+            self.stack.pop()
+        self.active = all(keep for _, keep, _ in self.stack)
+        return None
+
+    def unclosed(self) -> Optional[CompileError]:
+        """At the end of the file: an error at the first #ifdef/#ifndef left open."""
+        if not self.stack:
+            return None
+        opened = self.stack[0][0]
+        return self._error(opened, f"{opened.value.split()[0]} without #endif")
+
+    def _error(self, token: Token, message: str) -> CompileError:
+        return CompileError(self.file, token.line, token.column, message)
+
+
+def _blank_through_line(text: str, pos: int) -> str:
+    """`text` with everything up to the end of the line holding `pos` blanked
+    (newlines kept, so later positions stay right): lexing resumes there."""
+    end = text.find("\n", pos)
+    end = len(text) if end < 0 else end
+    return re.sub(r"[^\n]", " ", text[:end]) + text[end:]
 
 
 def _library_import(token: Token, module: str, file: str) -> Iterator[tuple[Item, str]]:

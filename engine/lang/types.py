@@ -4,7 +4,8 @@ Types are immutable values compared by structure (structs and subtypes by
 name). `parse_signature` reads the compact notation the builtin library uses
 to declare overloads, e.g. `"(string s, string d=\\" \\") -> string[]"`:
 
-- atoms: `int float string boolean void file`, and the wildcards `scalar`
+- atoms: `int float string boolean void file`, the library's struct types
+  (`PartialStats`), and the wildcards `scalar`
   (int, float, string or boolean) and `any`;
 - type variables `V` (any type) and `K` (any key type), bound on first use so
   that `(V[K], K) -> boolean` ties the key argument to the array's key type;
@@ -65,10 +66,15 @@ class StructType:
 
 @dataclass(frozen=True)
 class SubType:
-    """`type N T;`: usable wherever a `T` is, not conversely."""
+    """`type N T;`: usable wherever a `T` is, not conversely.
+
+    `opaque`: a file-like type declared `type N;` (§12, and the predeclared `url`):
+    it maps, stages and passes on command lines as a file does, but is not
+    assignable to or from other file types."""
 
     name: str
     base: "Type"
+    opaque: bool = False
 
     def __str__(self) -> str:
         return self.name
@@ -93,8 +99,20 @@ BOOLEAN = PrimType("boolean")
 VOID = PrimType("void")
 FILE = PrimType("file")
 PRIMITIVES: dict[str, PrimType] = {t.name: t for t in (INT, FLOAT, STRING, BOOLEAN, VOID, FILE)}
+# A file-like type whose mapped name is a URL; it is never staged (§12).
+URL = SubType("url", FILE, opaque=True)
+# Types the standard library declares (a user type of the same name replaces it).
+LIBRARY_TYPES: dict[str, Type] = {
+    "PartialStats": StructType("PartialStats", {"n": INT, "mean": FLOAT, "M2": FLOAT}),
+    "url": URL,
+}
 SCALARS = frozenset({INT, FLOAT, STRING, BOOLEAN})
 KEY_TYPES = SCALARS
+
+
+def is_opaque_file(t: Type) -> bool:
+    """Is `t` a file-like type of its own (`type N;`, `url`)?"""
+    return isinstance(t, SubType) and t.opaque
 
 
 def base_of(t: Type) -> Type:
@@ -109,7 +127,7 @@ def is_assignable(target: Type, value: Type) -> bool:
     if target == value:
         return True
     if isinstance(value, SubType):
-        return is_assignable(target, value.base)
+        return not value.opaque and is_assignable(target, value.base)
     if isinstance(target, ArrayType) and isinstance(value, ArrayType):
         return base_of(target.key) == base_of(value.key) and is_assignable(target.elem, value.elem)
     return False
@@ -166,7 +184,7 @@ def parse_type_text(text: str) -> Type:
     if not m:
         raise ValueError(f"bad type in signature: {text!r}")
     name, dims = m.group(1), re.findall(r"\[([A-Za-z]*)\]", m.group(2))
-    t: Type = PRIMITIVES[name] if name in PRIMITIVES else Wildcard(name)
+    t: Type = PRIMITIVES.get(name) or LIBRARY_TYPES.get(name) or Wildcard(name)
     if isinstance(t, Wildcard) and name not in _WILDCARDS:
         raise ValueError(f"unknown type in signature: {name!r}")
     for key in reversed(dims):

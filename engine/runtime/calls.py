@@ -21,14 +21,14 @@ from engine.lang.types import StructType, base_of
 from engine.runtime.builtins import BUILTINS
 from engine.runtime.builtins.textform import text_form
 from engine.runtime.env import Env
-from engine.runtime.futures import READY, ArrayFuture, Container, FileFuture, Future, StructFuture, when_closed, when_path_known
+from engine.runtime.futures import READY, ArrayFuture, Container, FileFuture, Future, StructFuture, UrlFuture, when_closed, when_path_known
 from engine.runtime.leaf import AppSpec, BuiltinCall
 from engine.runtime.staging import StagingPlan
 from engine.runtime.values import _copy_closed_struct, deliver, new_value, place_file, to_python, when_deep_closed
 from engine.scheduler.task import Completion, LeafError, Task
 
 Callback = Callable[[], None]
-SHALLOW = frozenset({"size", "contains", "keys_integer", "keys_string"})
+SHALLOW = frozenset({"size", "contains", "exists", "keys_integer", "keys_string"})
 # Builtins that read a file's contents on the engine (a store file is fetched first)
 # and builtins that name an existing file (checked in the store, not on local disk).
 CONTENT_READERS = frozenset({"read", "file_lines"})
@@ -92,13 +92,23 @@ class CallRunner:
                 f.set_path(self.files.new_temp())
         prio = [self.ev(node.prio, env)] if node.prio is not None else []
         command = func.node.command
+        # Every word and redirection is evaluated now, once: a word may be any
+        # expression (`(f(x))`), and the app waits for its value like for an argument.
+        word_handles = [(isinstance(w, ast.FilenameOf), self.ev(w.operand if isinstance(w, ast.FilenameOf) else w, fenv))
+                        for w in command.words]
+        redirect_handles = {name: self.ev(getattr(command, name), fenv)
+                            for name in ("stdin", "stdout", "stderr") if getattr(command, name) is not None}
+        outputs = set(map(id, outs))
+        needed = [h for is_path, h in word_handles if not is_path and id(h) not in outputs]
+        path_files = [h for is_path, h in word_handles if is_path and isinstance(h, FileFuture)]
+        path_files += [h for h in redirect_handles.values() if isinstance(h, FileFuture)]
+        needed += [h for h in redirect_handles.values() if not isinstance(h, FileFuture)]
 
         def launch() -> None:
             words: list[tuple[str, bool]] = []
-            for word in command.words:
-                words.extend(self._app_words(word, fenv))
-            redirect = {name: self._app_path(getattr(command, name), fenv)
-                        for name in ("stdin", "stdout", "stderr")}
+            for is_path, handle in word_handles:
+                words.extend(_path_words(handle) if is_path else _argv_words(handle))
+            redirect = {name: _redirect_path(redirect_handles.get(name)) for name in ("stdin", "stdout", "stderr")}
             inputs = tuple(p for a in args for p in _file_paths(a))
             spec = self._app_spec(func.name, words, redirect, inputs, tuple(f.path for f in out_files))
             task = Task(id=0, kind="app", payload=spec, priority=prio[0].value if prio else 0,
@@ -117,7 +127,7 @@ class CallRunner:
                 done()
             self.submit(task, finished)
 
-        when_deep_closed(args + prio, lambda: when_path_known(out_files, launch, node), node)
+        when_deep_closed(args + prio + needed, lambda: when_path_known(out_files + path_files, launch, node), node)
 
     def _app_spec(self, label: str, words: list[tuple[str, bool]], redirect: dict[str, Optional[str]],
                   inputs: tuple[str, ...], outputs: tuple[str, ...]) -> AppSpec:
@@ -141,18 +151,6 @@ class CallRunner:
                        stderr=_maybe(task_path, redirect["stderr"]),
                        outputs=tuple(task_path(p) for p in outputs), label=label)
 
-    def _app_words(self, word: ast.Expr, fenv: Env) -> list[tuple[str, bool]]:
-        """Command-line words of one app argument, each flagged when it names a file."""
-        if isinstance(word, ast.FilenameOf):
-            return [(p, True) for p in _file_paths(self.ev(word.operand, fenv))]
-        return _argv_words(self.ev(word, fenv))
-
-    def _app_path(self, expr: Optional[ast.Expr], fenv: Env) -> Optional[str]:
-        if expr is None:
-            return None
-        handle = self.ev(expr, fenv)
-        return handle.path if isinstance(handle, FileFuture) else handle.value
-
     # ------------------------------------------------------------ library
 
     def _call_library(self, rc: ResolvedCall, node: ast.Call, env: Env, outs: list[Any], done: Callback) -> None:
@@ -164,8 +162,15 @@ class CallRunner:
         for p in sig.params[len(node.args):]:
             handles.append(self.ev(given[p.name], env) if p.name in given else Future.of(p.default))
         shallow = name in SHALLOW
-        out = outs[0]
-        out_type = rc.output_types[0]
+        fresh = self.fresh_files
+
+        def deliver_all(result: Any) -> None:
+            """A builtin with several outputs returns a tuple, one value per output."""
+            if len(outs) == 1:
+                deliver(result, outs[0], rc.output_types[0], fresh)
+                return
+            for value, out, out_type in zip(result, outs, rc.output_types):
+                deliver(value, out, out_type, fresh)
 
         def fire() -> None:
             values = [to_python(h, shallow) for h in handles]
@@ -174,7 +179,7 @@ class CallRunner:
                           for h, v in zip(handles, values)]
             elif name in INPUT_FILES and self.files.mode != "posix":
                 self.files.ensure_input(values[0], name)
-                place_file(values[0], out)
+                place_file(values[0], outs[0])
                 done()
                 return
             if builtin.where == "engine":
@@ -184,7 +189,7 @@ class CallRunner:
                     result = builtin.impl(self.ctx, *values)
                 except LeafError as e:
                     raise SwiftRuntimeError(e.message) from None
-                deliver(result, out, out_type, self.fresh_files)
+                deliver_all(result)
                 done()
                 return
             payload = BuiltinCall(name=name, args=tuple(values), script_args=tuple(self.ctx.script_args),
@@ -195,7 +200,7 @@ class CallRunner:
             def finished(c: Completion) -> None:
                 if not c.ok:
                     raise SwiftRuntimeError(c.error)
-                deliver(c.value, out, out_type, self.fresh_files)
+                deliver_all(c.value)
                 done()
             self.submit(task, finished)
 
@@ -237,13 +242,19 @@ def _when_shallow_closed(handles: list[Any], callback: Callback, node: ast.Node)
 
 
 def _file_paths(handle: Any) -> list[str]:
-    """Paths of the files in a value (a file, or arrays of files in key order)."""
+    """Paths of the files in a value (a file, or arrays of files in key order);
+    URLs are not files here: they are never staged."""
+    return [p for p, is_file in _path_words(handle) if is_file]
+
+
+def _path_words(handle: Any) -> list[tuple[str, bool]]:
+    """`@value` on a command line: each file's path (flagged as a file) or URL (not flagged)."""
     if type(handle) is Future and isinstance(handle.value, Container):
         handle = handle.value
     if isinstance(handle, FileFuture):
-        return [handle.path] if handle.path is not None else []
+        return [(handle.path, not isinstance(handle, UrlFuture))] if handle.path is not None else []
     if isinstance(handle, ArrayFuture):
-        return [p for k in sorted(handle.elems) for p in _file_paths(handle.elems[k])]
+        return [w for k in sorted(handle.elems) for w in _path_words(handle.elems[k])]
     return []
 
 
@@ -253,12 +264,19 @@ def _argv_words(handle: Any) -> list[tuple[str, bool]]:
     if type(handle) is Future and isinstance(handle.value, Container):
         handle = handle.value
     if isinstance(handle, FileFuture):
-        return [(handle.path or handle.value, True)]
+        return [(handle.path or handle.value, not isinstance(handle, UrlFuture))]
     if isinstance(handle, ArrayFuture):
         return [w for k in sorted(handle.elems) for w in _argv_words(handle.elems[k])]
     if isinstance(handle, StructFuture):
         raise SwiftRuntimeError("a struct cannot be passed on a command line")
     return [(text_form(handle.value), False)]
+
+
+def _redirect_path(handle: Any) -> Optional[str]:
+    """The path a redirection names: a file's path, or a closed string's value."""
+    if handle is None:
+        return None
+    return handle.path if isinstance(handle, FileFuture) else handle.value
 
 
 def _maybe(fn: Callable[[str], str], path: Optional[str]) -> Optional[str]:

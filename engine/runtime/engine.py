@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import random
+import resource
 import sys
 from typing import Any, Callable, Optional, Sequence
 
@@ -29,6 +30,11 @@ from engine.runtime.values import new_value
 from engine.scheduler.task import Completion, Task
 
 OUTPUT_FLUSH_LINES = 512
+# Evaluating a statement recurses once per level of its nesting (as the compiler
+# does, see engine.lang.deep_stack); the engine runs on the main thread, whose
+# stack grows on demand up to RLIMIT_STACK, so both are raised for deep programs.
+RUN_RECURSION_LIMIT = 50_000
+RUN_STACK_BYTES = 512 << 20
 
 
 class EngineContext:
@@ -40,6 +46,10 @@ class EngineContext:
         self.script_args = list(script_args)
         self.rng = random.Random()
         self.environ = os.environ
+
+    @property
+    def worker_count(self) -> int:
+        return self.engine.workers
 
     def write_stdout(self, text: str) -> None:
         self.engine.write_output(text)
@@ -125,9 +135,13 @@ class Engine(Interpreter):
     def run(self) -> None:
         """Run to completion; raises SwiftRuntimeError on a run-time error or deadlock."""
         checked = self.program.checked
+        _room_to_recurse()
         try:
             self._start(checked)
             self._loop()
+        except RecursionError:
+            raise SwiftRuntimeError("the program is nested too deeply to run (more than about"
+                                    f" {RUN_RECURSION_LIMIT // 10} levels of blocks or operators)") from None
         finally:
             self.flush_output()
             if self.scheduler is not None:
@@ -199,6 +213,15 @@ def deadlock_report(limit: int = 12) -> str:
     if len(entries) > limit:
         lines.append(f"  ... and {len(entries) - limit} more")
     return "\n".join(lines)
+
+
+def _room_to_recurse() -> None:
+    """Raise the recursion limit, and the stack limit it needs, for this process."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    wanted = RUN_STACK_BYTES if hard == resource.RLIM_INFINITY else min(hard, RUN_STACK_BYTES)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_STACK, (wanted, hard))
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RUN_RECURSION_LIMIT))
 
 
 def _env_int(name: str, default: int) -> int:

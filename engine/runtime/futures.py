@@ -130,6 +130,12 @@ class FileFuture(Future):
         self.set(path)
 
 
+class UrlFuture(FileFuture):
+    """A `url` (§12): its path is a URL, passed on as text and never staged."""
+
+    __slots__ = ()
+
+
 class Container(Waitable):
     """Base of arrays and structs: closes when the write count drops to zero."""
 

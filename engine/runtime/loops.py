@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 from engine.lang import ast
 from engine.runtime.env import Env
 from engine.runtime.evaluate import range_values
-from engine.runtime.futures import READY, ArrayFuture, Future, when_closed
+from engine.runtime.futures import READY, ArrayFuture, Container, Future, when_closed
 from engine.runtime.values import link, new_value, resolve
 
 if TYPE_CHECKING:
@@ -139,7 +139,10 @@ class ForRun:
             outer = init.outer  # type: ignore[attr-defined]
             if outer is not None:
                 sym = init.sym  # type: ignore[attr-defined]
-                link(loop_env.vars[sym], self.env.lookup(outer), outer.type, node=init)
+                dest = self.env.lookup(outer)
+                if isinstance(dest, Container):
+                    dest.incr()  # the copy's own write reference: the loop's is released below
+                link(loop_env.vars[sym], dest, outer.type, node=init)
         self.stopped = True
         self.interp.release(s.writes, self.env)  # type: ignore[attr-defined]
         if self.in_flight == 0:

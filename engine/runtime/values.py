@@ -14,9 +14,9 @@ from typing import Any, Callable, Optional
 
 from engine.errors import SwiftRuntimeError
 from engine.lang import ast
-from engine.lang.types import FILE, FLOAT, ArrayType, StructType, Type, base_of
+from engine.lang.types import FILE, FLOAT, URL, ArrayType, StructType, Type, base_of
 from engine.runtime.futures import (
-    ArrayFuture, Container, FileFuture, Future, StructFuture, when_closed, when_path_known,
+    ArrayFuture, Container, FileFuture, Future, StructFuture, UrlFuture, when_closed, when_path_known,
 )
 
 Callback = Callable[[], None]
@@ -39,6 +39,8 @@ def new_value(t: Type, name: str = "", mapped: bool = False, owned: bool = True)
             if isinstance(child, Container):
                 s.adopt(child)
         return s
+    if t == URL:
+        return UrlFuture(name, mapped=mapped)
     if bt == FILE:
         return FileFuture(name, mapped=mapped)
     return Future(name)
@@ -156,7 +158,9 @@ def place_file(src: str, dest: FileFuture, local: bool = False, done: Optional[C
 
     def finish() -> None:
         assert dest.path is not None
-        if local:
+        if isinstance(dest, UrlFuture):
+            pass  # a URL names a remote object: nothing is copied (§12)
+        elif local:
             files.publish(src, dest.path, move=True)
         elif dest.path != src:
             files.copy(src, dest.path)

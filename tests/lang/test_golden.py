@@ -233,7 +233,7 @@ def test_suite_shape() -> None:
     assert len(cases) >= 150, f"only {len(cases)} programs"
     assert len(negative) >= 40, f"only {len(negative)} negative programs"
 
-    numbers = [c.name[:3] for c in cases]
+    numbers = [c.name.split("-")[0] for c in cases]
     assert len(numbers) == len(set(numbers)), "case numbers must be unique"
     for case in cases:
         assert CASE_NAME.match(case.name), f"bad case name {case.name}"

@@ -3,7 +3,7 @@
 `BUILTINS` maps each callable name (aliases included) to its `Builtin` record:
 overload signatures for the type checker, the implementation the runtime calls
 as `impl(ctx, *args)`, the module that makes it visible, and where it runs.
-`CONSTANTS` maps `PI` and `E` to `(type text, value, module)`.
+`CONSTANTS` maps `PI`, `E` and the `CLOCK_FMT_*` formats to `(type text, value, module)`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from engine.runtime.builtins import (
     core,
     files,
     mathlib,
+    mpe,
     pycalls,
     stats,
     strings,
@@ -22,7 +23,7 @@ from engine.runtime.builtins import (
 from engine.runtime.builtins.context import BuiltinContext, SimpleContext
 from engine.runtime.builtins.spec import Builtin
 
-_LIBRARY_MODULES = (core, convert, strings, mathlib, stats, sysargs, files, assertions, pycalls)
+_LIBRARY_MODULES = (core, convert, strings, mathlib, stats, sysargs, files, assertions, pycalls, mpe)
 
 
 def _collect() -> dict[str, Builtin]:
@@ -37,6 +38,6 @@ def _collect() -> dict[str, Builtin]:
 
 
 BUILTINS: dict[str, Builtin] = _collect()
-CONSTANTS: dict[str, tuple[str, object, str]] = dict(mathlib.CONSTANTS)
+CONSTANTS: dict[str, tuple[str, object, str]] = {**mathlib.CONSTANTS, **sysargs.CONSTANTS}
 
 __all__ = ["BUILTINS", "CONSTANTS", "Builtin", "BuiltinContext", "SimpleContext"]

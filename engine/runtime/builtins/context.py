@@ -24,6 +24,7 @@ class BuiltinContext(Protocol):
     script_path: str
     rng: random.Random
     environ: Mapping[str, str]
+    worker_count: int  # worker processes (ranks) of the run
 
     def write_stdout(self, text: str) -> None:
         """Write whole line(s) of program output, `text` ending in a newline."""
@@ -51,6 +52,7 @@ class SimpleContext:
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     temp_dir: str | None = None
     stdout: TextIO | None = None
+    worker_count: int = 1
 
     def write_stdout(self, text: str) -> None:
         """Write `text` in one call and flush, so that lines from workers stay whole."""

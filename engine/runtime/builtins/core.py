@@ -101,7 +101,7 @@ def size(ctx: BuiltinContext, array: dict[Any, Any]) -> int:
     return len(array)
 
 
-@ALWAYS.define("contains", "(V[K], K) -> boolean")
+@ALWAYS.define(("contains", "exists"), "(V[K], K) -> boolean")
 def contains(ctx: BuiltinContext, array: dict[Any, Any], key: Any) -> bool:
     return key in array
 

@@ -121,6 +121,12 @@ def input_file(ctx: BuiltinContext, path: str) -> str:
     return path
 
 
+@ALWAYS.define("input_url", "(string) -> url")
+def input_url(ctx: BuiltinContext, url: str) -> str:
+    """A URL as a file-like value: never checked, fetched or staged here (§12)."""
+    return url
+
+
 @ALWAYS.define("filename", "(file) -> string")
 def filename(ctx: BuiltinContext, path: str) -> str:
     return path

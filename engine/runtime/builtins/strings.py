@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engine.errors import SwiftRuntimeError
 from engine.runtime.builtins.context import BuiltinContext
 from engine.runtime.builtins.convert import parse_int
 from engine.runtime.builtins.core import ordered_values
@@ -76,13 +77,41 @@ def replace(ctx: BuiltinContext, s: str, t: str, r: str, start: int = 0) -> str:
     return s if at < 0 else s[:at] + r + s[at + len(t) :]
 
 
-@STRING.define(("replace_all", "replaceAll"), "(string s, string t, string r, int i=0) -> string")
-def replace_all(ctx: BuiltinContext, s: str, t: str, r: str, start: int = 0) -> str:
-    """Replace every non-overlapping `t` at or after `start`, left to right."""
-    if not t:
+@STRING.define("replace_all", "(string s, string t, string r, int i=0) -> string")
+@STRING.define("replaceAll", "(string s, string t, string r, int i=0, int j=-1) -> string")
+def replace_all(ctx: BuiltinContext, s: str, t: str, r: str, start: int = 0, end: int = -1) -> str:
+    """Replace every non-overlapping `t` inside [start, end) (-1: the end), left to right."""
+    window = _window(s, start, end)
+    if not t or window is None:
         return s
-    start = max(start, 0)
-    return s[:start] + s[start:].replace(t, r)
+    start, end = window
+    return s[:start] + s[start:end].replace(t, r) + s[end:]
+
+
+@STRING.define("pick_regexp", "(string pattern, string[K]) -> string[K]")
+def pick_regexp(ctx: BuiltinContext, pattern: str, strings: dict[Any, str]) -> dict[Any, str]:
+    """The elements that the regular expression matches (anywhere, as Tcl's regexp), keys kept."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as e:
+        raise SwiftRuntimeError(f"pick_regexp(): bad regular expression '{pattern}': {e}") from None
+    return {k: v for k, v in strings.items() if compiled.search(v)}
+
+
+@STRING.define("repr", "(scalar) -> string")
+def repr_builtin(ctx: BuiltinContext, value: Any) -> str:
+    return text_form(value)
+
+
+@STRING.define("array_repr", "(scalar[K]) -> string[K]")
+def array_repr(ctx: BuiltinContext, array: dict[Any, Any]) -> dict[Any, str]:
+    return {k: text_form(v) for k, v in array.items()}
+
+
+@STRING.define("string_from_floats", "(float[K]) -> string")
+def string_from_floats(ctx: BuiltinContext, floats: dict[Any, float]) -> str:
+    """Text forms in ascending key order, joined by `,`."""
+    return ",".join(text_form(v) for v in ordered_values(floats))
 
 
 @STRING.define("split", '(string s, string d=" ") -> string[]')

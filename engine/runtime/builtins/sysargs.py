@@ -1,4 +1,4 @@
-"""The `sys` module: script arguments, environment, sleep and clock.
+"""The `sys` module: script arguments, environment, sleep, clock, and running programs.
 
 An argument starting with `-` is a flag: one or two leading dashes are
 dropped, the key is the text before the first `=` and the value the text after
@@ -9,6 +9,8 @@ positionals, numbered from 1 (`argp(0)` is the script path).
 from __future__ import annotations
 
 import math
+import shlex
+import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from engine.errors import SwiftRuntimeError
 from engine.runtime.builtins.context import BuiltinContext
 from engine.runtime.builtins.spec import Table
-from engine.runtime.builtins.textform import float_text
+from engine.runtime.builtins.textform import float_text, text_form
 
 SYS = Table("sys")
 TABLES = (SYS,)
@@ -106,3 +108,69 @@ def sleep(ctx: BuiltinContext, seconds: float) -> None:
 @SYS.define("clock", "() -> float")
 def clock(ctx: BuiltinContext) -> float:
     return time.time()
+
+
+CONSTANTS: dict[str, tuple[str, str, str]] = {
+    "CLOCK_FMT_ISO8601": ("string", "%Y-%m-%dT%H:%M:%S", "sys"),
+    "CLOCK_FMT_RFC3339": ("string", "%Y-%m-%d %H:%M:%S", "sys"),
+}
+
+
+@SYS.define("clock_format", "(string fmt, int t) -> string", "(string fmt, float t) -> string")
+def clock_format(ctx: BuiltinContext, fmt: str, seconds: float) -> str:
+    """strftime of local time, `seconds` rounded to a whole second."""
+    if not math.isfinite(seconds):
+        raise SwiftRuntimeError(f"clock_format(): bad time {float_text(float(seconds))}")
+    return time.strftime(fmt, time.localtime(round(seconds)))
+
+
+@SYS.define("sleep_trace", "(int secs, scalar...) -> void", "(float secs, scalar...) -> void", where="worker")
+def sleep_trace(ctx: BuiltinContext, seconds: float, *values: object) -> None:
+    """Sleep, then trace the other arguments."""
+    sleep(ctx, seconds)
+    ctx.write_stdout("trace: " + ",".join(text_form(v) for v in values) + "\n")
+
+
+def _run_program(argv: list[str], caller: str) -> tuple[str, int]:
+    """Run `argv` directly (never through a shell); its stdout without the final
+    newline (as Tcl's exec) and its exit status; a program that cannot start is status 127."""
+    if not argv:
+        raise SwiftRuntimeError(f"{caller}(): no command given")
+    try:
+        done = subprocess.run(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, check=False)
+    except OSError:
+        return "", 127
+    if done.returncode != 0:
+        return "", done.returncode
+    return done.stdout.decode("utf-8", "replace").removesuffix("\n"), 0
+
+
+@SYS.define("system", "(string[]) -> string, int", where="worker")
+def system(ctx: BuiltinContext, argv: dict[int, str]) -> tuple[str, int]:
+    return _run_program([argv[k] for k in sorted(argv)], "system")
+
+
+@SYS.define("system1", "(string command) -> string", where="worker")
+def system1(ctx: BuiltinContext, command: str) -> str:
+    """The command split into words as a shell would quote them, but run without a shell."""
+    try:
+        words = shlex.split(command)
+    except ValueError as e:
+        raise SwiftRuntimeError(f"system1(): cannot split '{command}' into words: {e}") from None
+    return _run_program(words, "system1")[0]
+
+
+@SYS.define("turbine_workers", "() -> int")
+def turbine_workers(ctx: BuiltinContext) -> int:
+    return ctx.worker_count
+
+
+@SYS.define("adlb_servers", "() -> int")
+def adlb_servers(ctx: BuiltinContext) -> int:
+    """One: the engine rank holds all data, as one ADLB server would."""
+    return 1
+
+
+@SYS.define("zero", "(void) -> int")
+def zero(ctx: BuiltinContext, _done: None) -> int:
+    return 0

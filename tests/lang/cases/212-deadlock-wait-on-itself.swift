@@ -1,7 +1,7 @@
-// A wait whose body assigns the awaited variable deadlocks.
-// THIS-TEST-SHOULD-NOT-RUN
+// A wait whose body assigns the awaited variable can never run: a compile error naming it (§12).
+// THIS-TEST-SHOULD-NOT-COMPILE
+// ERROR-AT: 6:7
 // STDERR: gate
-// STDERR: 212-deadlock-wait-on-itself.swift:
 int gate;
 wait (gate) {
   gate = 1;

@@ -1,0 +1,5 @@
+// Integer division by zero is a run-time error naming where it happened.
+// THIS-TEST-SHOULD-NOT-RUN
+// STDERR: divide by zero
+int z = toint("0");
+trace(7 %/ z);
