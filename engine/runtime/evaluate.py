@@ -131,10 +131,15 @@ class ExprEvaluator:
         fn = getattr(e, "fn", None)
         if fn is None:
             fn = e.fn = operator_function(e)  # type: ignore[attr-defined]
+        def apply() -> Any:
+            try:
+                return fn(left.value, right.value)
+            except SwiftRuntimeError as error:  # divide by zero: say where
+                raise SwiftRuntimeError(f"{e.file}:{e.line}: {error}") from None
         if left.closed and right.closed:
-            return Future.of(fn(left.value, right.value))
+            return Future.of(apply())
         out = Future()
-        when_closed((left, right), lambda: out.set(fn(left.value, right.value)), e)
+        when_closed((left, right), lambda: out.set(apply()), e)
         return out
 
     def _format(self, e: ast.BinOp, env: Env) -> Future:
@@ -157,7 +162,7 @@ class ExprEvaluator:
 
         def with_array(array: ArrayFuture) -> None:
             def with_key() -> None:
-                array.lookup(key.value, lambda elem: self._forward(elem, out, e))
+                array.lookup(key.value, lambda elem: self._forward(elem, out, e), f"{e.file}:{e.line}: ")
             when_closed((key,), with_key, e)
         resolve(base, e.base.type, with_array, e)
         return out

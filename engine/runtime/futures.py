@@ -182,41 +182,54 @@ class Container(Waitable):
 class ArrayFuture(Container):
     """An array: key → element (a Future, FileFuture or container)."""
 
-    __slots__ = ("elems", "key_waiters")
+    __slots__ = ("elems", "key_waiters", "whole")
 
     def __init__(self, name: str = "", writers: int = 0) -> None:
         super().__init__(name, writers)
         self.elems: dict[Any, Any] = {}
-        self.key_waiters: Optional[dict[Any, list[Callable[[Any], None]]]] = None
+        self.whole = False  # assigned as a whole by `A = B` (then no element may be written)
+        # key -> (callback, "file:line: " of the reading statement) for elements not inserted yet
+        self.key_waiters: Optional[dict[Any, list[tuple[Callable[[Any], None], str]]]] = None
 
     def insert(self, key: Any, obj: Any) -> None:
         if key in self.elems:
             raise SwiftRuntimeError(f"double assignment: element [{_key_text(key)}] of"
                                     f" '{self.describe()}' is assigned twice")
-        if self.closed:
-            raise SwiftRuntimeError(f"internal error: insert into closed '{self.name}' (please report)")
+        if self.closed or self.whole:
+            # Reachable when writes in separate `if`s both happen (§12): whole, then by element.
+            raise SwiftRuntimeError(f"double assignment: element [{_key_text(key)}] of '{self.describe()}'"
+                                    " is written after the array was assigned as a whole")
         self.elems[key] = obj
         if self.key_waiters:
-            for callback in self.key_waiters.pop(key, ()):
+            for callback, _ in self.key_waiters.pop(key, ()):
                 callback(obj)
 
-    def lookup(self, key: Any, callback: Callable[[Any], None]) -> None:
-        """Call `callback(element)` once element `key` exists (error if never)."""
+    def assign_whole(self, elems: dict[Any, Any]) -> None:
+        """`A = B`: take B's elements; an array already written by element is a double assignment."""
+        if self.elems or self.whole:
+            raise SwiftRuntimeError(f"double assignment: '{self.describe()}' is assigned as a whole"
+                                    " and by element (or twice)")
+        for key, obj in elems.items():
+            self.insert(key, obj)
+        self.whole = True
+
+    def lookup(self, key: Any, callback: Callable[[Any], None], where: str = "") -> None:
+        """Call `callback(element)` once element `key` exists (error, citing `where`, if never)."""
         obj = self.elems.get(key)
         if obj is not None:
             callback(obj)
         elif self.closed:
-            raise absent_key(self, key)
+            raise absent_key(self, key, where)
         else:
             if self.key_waiters is None:
                 self.key_waiters = {}
-            self.key_waiters.setdefault(key, []).append(callback)
+            self.key_waiters.setdefault(key, []).append((callback, where))
 
     def close(self) -> None:
         super().close()
         if self.key_waiters:
-            key = next(iter(self.key_waiters))
-            raise absent_key(self, key)
+            key, waiters = next(iter(self.key_waiters.items()))
+            raise absent_key(self, key, waiters[0][1])
 
 
 class StructFuture(Container):
@@ -229,8 +242,8 @@ class StructFuture(Container):
         self.fields: dict[str, Any] = {}
 
 
-def absent_key(array: ArrayFuture, key: Any) -> SwiftRuntimeError:
-    return SwiftRuntimeError(f"array '{array.describe()}' has no element [{_key_text(key)}]"
+def absent_key(array: ArrayFuture, key: Any, where: str = "") -> SwiftRuntimeError:
+    return SwiftRuntimeError(f"{where}array '{array.describe()}' has no element [{_key_text(key)}]"
                              " (it was closed without it)")
 
 

@@ -199,8 +199,7 @@ def _copy_container(src: Container, dest: Container, t: Type, done: Optional[Cal
                     node: Optional[ast.Node]) -> None:
     def copy_array() -> None:
         assert isinstance(src, ArrayFuture) and isinstance(dest, ArrayFuture)
-        for k, v in src.elems.items():
-            dest.insert(k, v)
+        dest.assign_whole(src.elems)
         dest.decr()
         if done:
             done()
