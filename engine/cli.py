@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"total processes: 1 engine + N-1 workers (default {DEFAULT_PROCESSES})")
     run.add_argument("--run-dir", metavar="DIR",
                      help="where to write the run's event log (default: the next runs/NNN)")
-    run.add_argument("--retries", type=int, default=None, metavar="N",
+    run.add_argument("--retries", type=_non_negative_int, default=None, metavar="N",
                      help="re-run a failed app up to N more times (default: $SWIFTCLOUD_APP_RETRIES,"
                           " $TURBINE_APP_RETRIES_LOCAL, or 0)")
     run.add_argument("--storage", metavar="NAME",
@@ -91,6 +91,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _non_negative_int(text: str) -> int:
+    """An argparse type: a whole number >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
 def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
                    help="also search DIR for imported modules and #include files")
@@ -122,12 +133,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
     program = compile_script(args.script, args.include)
     workers = args.processes - 1
+    log = RunLog(args.run_dir or next_run_dir())  # a bad --run-dir fails before anything starts
     progress = _progress_bar()
     # The engine opens (and validates) the storage first: bad settings fail before any run starts.
     engine = Engine(program, workers=workers, script_args=args.args, progress=progress,
                     app_retries=args.retries, storage=args.storage, storage_config=args.config,
                     nodes=_node_names(args.nodes, workers))
-    log = RunLog(args.run_dir or next_run_dir())
     log.run_started(args.script, list(args.args), workers)
     engine.run_log = log
     started = time.time()

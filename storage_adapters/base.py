@@ -353,7 +353,18 @@ class StorageAdapter(ABC):
         if self.mount_path is None:
             raise StoragePathError(f"{self.describe()} is not mounted; its files must be staged")
         logical = self.logical(path)
-        return os.path.join(self.mount_path, *logical.split("/")) if logical else self.mount_path
+        return self.confined(os.path.join(self.mount_path, *logical.split("/")) if logical else self.mount_path, path)
+
+    def confined(self, full: str, path: str) -> str:
+        """`full` (a path under the mount), unless a symbolic link on the way leads
+        out of the store: the text of a logical path is checked by `logical`, and
+        this checks where the file system actually takes it."""
+        assert self.mount_path is not None
+        root = os.path.realpath(self.mount_path)
+        real = os.path.realpath(full)
+        if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+            raise StoragePathError(f"'{path}' leads out of {self.describe()} through a symbolic link")
+        return full
 
     def stage_in(self, logical_paths: Iterable[str], scratch_dir: str) -> dict[str, str]:
         """Make a task's input files available; returns logical path -> local path."""

@@ -61,7 +61,7 @@ class LocalAdapter(StorageAdapter):
 
     def _full(self, path: str) -> str:
         assert self.mount_path is not None
-        return os.path.join(self.mount_path, *path.split("/")) if path else self.mount_path
+        return self.confined(os.path.join(self.mount_path, *path.split("/")), path) if path else self.mount_path
 
     def _info(self, path: str) -> FileInfo:
         try:

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from engine.runtime.leaf import AppSpec
 
 STDERR_TAIL_LINES = 20
+# Credentials an app never sees, whatever the run's storage (secrets stay out of apps' environments).
+SECRET_VARIABLES = frozenset({
+    "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "MINIO_ROOT_PASSWORD",
+    "SWIFTCLOUD_SSH_KEY_PASSPHRASE", "MOSASTORE_SECRET",
+})
 _MAX_TAIL_LINE = 1000  # characters kept per stderr line in error messages
 _running: set[subprocess.Popen[bytes]] = set()
 _handler_installed = False
@@ -74,7 +79,7 @@ def _execute(spec: AppSpec, temps: dict[str, str]) -> tuple[int, list[str]]:
             stdout=stdout,
             stderr=stderr if stderr is not None else subprocess.PIPE,
             cwd=spec.cwd,
-            env=dict(spec.env) if spec.env is not None else None,
+            env=_app_environment(spec),
             start_new_session=True,
         )
     _running.add(child)
@@ -88,6 +93,13 @@ def _execute(spec: AppSpec, temps: dict[str, str]) -> tuple[int, list[str]]:
         _running.discard(child)
 
 
+def _app_environment(spec: AppSpec) -> dict[str, str]:
+    """The app's environment: the spec's (or ours) without any secret variable."""
+    hidden = SECRET_VARIABLES.union(spec.hidden_env)
+    source = dict(spec.env) if spec.env is not None else os.environ
+    return {k: v for k, v in source.items() if k not in hidden}
+
+
 def _pump_stderr(pipe: IO[bytes]) -> list[str]:
     """Forward the child's stderr to ours as it comes; return its last lines."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -99,7 +111,8 @@ def _pump_stderr(pipe: IO[bytes]) -> list[str]:
             sys.stderr.write(text)
             sys.stderr.flush()
             lines = (partial + text).split("\n")
-            partial = lines.pop()
+            # Only a line's start is kept, so a line without end costs linear time, not quadratic.
+            partial = lines.pop()[:_MAX_TAIL_LINE]
             tail.extend(line[:_MAX_TAIL_LINE] for line in lines)
     partial += decoder.decode(b"", final=True)
     if partial:

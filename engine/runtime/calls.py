@@ -142,14 +142,15 @@ class CallRunner:
                 outputs=tuple(user(p) for p in outputs),
                 argv_files=tuple(i for i, (_, is_file) in enumerate(words) if is_file),
                 redirects=tuple((name, user(p)) for name, p in redirect.items() if p is not None))
-            return AppSpec(argv=argv, label=label, staging=plan)
+            return AppSpec(argv=argv, label=label, staging=plan, hidden_env=files.secret_env_names)
         for path in outputs:
             files.prepare_output(path)
         task_path = files.task_path
         return AppSpec(argv=tuple(task_path(w) if is_file else w for w, is_file in words),
                        stdin=_maybe(task_path, redirect["stdin"]), stdout=_maybe(task_path, redirect["stdout"]),
                        stderr=_maybe(task_path, redirect["stderr"]),
-                       outputs=tuple(task_path(p) for p in outputs), label=label)
+                       outputs=tuple(task_path(p) for p in outputs), label=label,
+                       hidden_env=files.secret_env_names)
 
     # ------------------------------------------------------------ library
 

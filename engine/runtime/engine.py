@@ -174,6 +174,8 @@ class Engine(Interpreter):
                 ready.popleft()()
             if self.scheduler is not None and self.scheduler.outstanding():
                 self.flush_output()
+                if self.run_log is not None:
+                    self.run_log.flush()  # what is logged survives a crash while we wait
                 for completion in self.scheduler.poll(None):
                     self._complete(completion)
                 continue

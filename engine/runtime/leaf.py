@@ -31,6 +31,8 @@ class AppSpec:
     - `label`: the app function's name, for logs.
     - `cwd`: working directory (None: the worker's).
     - `env`: the child's complete environment (None: the worker's).
+    - `hidden_env`: variables removed from that environment (they hold the store's
+      secrets; well-known secret variables are always removed, see `apps.py`).
     - `staging`: a `StagingPlan` when the files live in a staging-mode store
       (the worker fetches inputs and pushes outputs around the run).
     """
@@ -44,6 +46,7 @@ class AppSpec:
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] | None = None
     staging: StagingPlan | None = None
+    hidden_env: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

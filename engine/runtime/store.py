@@ -41,6 +41,7 @@ class PosixFiles:
     mode = "posix"
     name = ""
     config_path: Optional[str] = None
+    secret_env_names: tuple[str, ...] = ()
 
     def __init__(self, temp: files.TempFiles) -> None:
         self.temp = temp
@@ -96,6 +97,9 @@ class StoreFiles:
         self.cache_dir = tempfile.mkdtemp(prefix="swiftcloud-engine-")
         self.autodelete = os.environ.get("SWIFT_TMP_AUTODELETE", "1") != "0"
         self.imported: dict[str, str] = {}  # absolute local input path -> its logical path
+        # Environment variables that hold the store's secrets: never passed on to apps.
+        secrets = set(adapter.secret_values())
+        self.secret_env_names = tuple(sorted(k for k, v in os.environ.items() if v and v in secrets))
 
     def user_path(self, path: str) -> str:
         """The logical path for a script's file name (refusing escapes from the root)."""

@@ -125,23 +125,34 @@ def start(state_dir: str) -> ServiceRecord:
     existing = running_record(state_dir, NAME)
     if existing is not None:
         return existing
+    started_minio = running_record(state_dir, minio.NAME) is None
     server = minio.start(state_dir)
     directory = service_dir(state_dir, NAME)
-    record = mount(
-        server.info["bucket"], os.path.join(directory, "mnt"), server.info["endpoint_url"],
-        server.secrets["access_key"], server.secrets["secret_key"], directory,
-    )
+    try:
+        record = mount(
+            server.info["bucket"], os.path.join(directory, "mnt"), server.info["endpoint_url"],
+            server.secrets["access_key"], server.secrets["secret_key"], directory,
+        )
+    except BaseException:
+        if started_minio:
+            minio.stop(state_dir)
+        raise
+    record.info["started_minio"] = started_minio
     save_record(state_dir, record)
     return record
 
 
 def stop(state_dir: str) -> bool:
-    """Unmount the service's mount point (MinIO keeps running)."""
+    """Unmount the service's mount point, and stop MinIO if `start` started it."""
     record = load_record(state_dir, NAME)
-    if record is None or not is_running(record.pid, record.create_time):
+    if record is None:
         return False
-    unmount(record)
-    return True
+    was_running = is_running(record.pid, record.create_time)
+    if was_running:
+        unmount(record)
+    if record.info.get("started_minio"):
+        was_running = minio.stop(state_dir) or was_running
+    return was_running
 
 
 def status(state_dir: str) -> ServiceRecord | None:

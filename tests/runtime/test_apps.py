@@ -122,6 +122,28 @@ def test_cwd_and_environment(tmp_path: Path) -> None:
     assert target.read_text() == f"hi there\n{tmp_path}\n"
 
 
+def test_apps_never_see_secret_variables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Store credentials stay out of apps' environments (issue 16 item 9)."""
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "s3-secret")
+    monkeypatch.setenv("MY_STORE_TOKEN", "custom-secret")
+    monkeypatch.setenv("HARMLESS", "visible")
+    target = tmp_path / "env.txt"
+    run_leaf(AppSpec(argv=("env",), stdout=str(target), hidden_env=("MY_STORE_TOKEN",)))
+    seen = dict(line.split("=", 1) for line in target.read_text().splitlines() if "=" in line)
+    assert seen["HARMLESS"] == "visible"
+    assert "AWS_SECRET_ACCESS_KEY" not in seen and "MY_STORE_TOKEN" not in seen
+    assert "s3-secret" not in target.read_text() and "custom-secret" not in target.read_text()
+
+
+def test_a_long_stderr_line_keeps_its_start(capfd: pytest.CaptureFixture[str]) -> None:
+    """stderr without newlines is kept by its first characters, not accumulated (issue 16 item 9)."""
+    script = "head -c 3000000 /dev/zero | tr '\\0' 'x' >&2; printf '\\nend' >&2; exit 3"
+    error = failure(AppSpec(argv=("sh", "-c", script)))
+    tail = error.message.split("stderr (last lines):\n", 1)[1].split("\n")
+    assert tail == ["x" * 1000, "end"]
+    assert len(capfd.readouterr().err) == 3000000 + 4
+
+
 def test_leaf_error_survives_pickling() -> None:
     error = pickle.loads(pickle.dumps(failure(AppSpec(argv=("false",)))))
     assert isinstance(error, LeafError) and error.retriable and error.message.startswith("<Child exited")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +42,27 @@ def test_files_written_through_s3_are_seen_on_the_mount(minio_server: ServiceRec
     assert [entry.path for entry in mounted.ls("from-s3")] == ["from-s3/data.txt", "from-s3/empty"]
     mounted.pipe("from-s3fs.txt", b"written on the mount")
     assert direct.cat("from-s3fs.txt") == b"written on the mount"
+
+
+def test_stopping_the_s3fs_service_stops_the_minio_it_started(tmp_path: Path) -> None:
+    """`services stop s3fs` after `services start s3fs` leaves no MinIO behind (issue 16 item 8),
+    but keeps a MinIO that was running before."""
+    from storage_adapters.services import minio, s3fs_mount
+    from storage_adapters.services.common import is_running, load_record
+
+    state_dir = str(tmp_path / "own")
+    record = s3fs_mount.start(state_dir)
+    server = load_record(state_dir, minio.NAME)
+    assert server is not None and is_running(server.pid, server.create_time)
+    assert s3fs_mount.stop(state_dir)
+    assert not is_running(record.pid, record.create_time)
+    assert not is_running(server.pid, server.create_time)
+
+    shared_dir = str(tmp_path / "shared")
+    earlier = minio.start(shared_dir)
+    try:
+        s3fs_mount.start(shared_dir)
+        assert s3fs_mount.stop(shared_dir)
+        assert is_running(earlier.pid, earlier.create_time)
+    finally:
+        minio.stop(shared_dir)
