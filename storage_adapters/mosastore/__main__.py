@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -13,6 +14,8 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     role, rest = args[0], args[1:]
+    # Chunks, the metadata database and logs belong to the owner alone, whatever umask we inherit.
+    os.umask(0o077)
     if role == "manager":
         from storage_adapters.mosastore.manager import main as run
     elif role == "benefactor":

@@ -81,7 +81,8 @@ def _started(role: str, process: subprocess.Popen[bytes], log: str, port: int = 
 
 def start_manager(directory: str, port: int, secret_file: str, chunk_size: int, log: str) -> Process:
     """A manager on 127.0.0.1:`port` keeping its metadata in `directory`; returns once it answers."""
-    os.makedirs(directory, exist_ok=True)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    os.chmod(directory, 0o700)  # also when an earlier version made it open to others
     argv = _argv("manager", "--listen", f"127.0.0.1:{port}", "--db", os.path.join(directory, "meta.db"),
                  "--secret-file", secret_file, "--chunk-size", str(chunk_size))
     process = spawn(argv, log, _environment())

@@ -25,6 +25,10 @@ from storage_adapters.mosastore.protocol import Header, ProtocolError, failure, 
 log = logging.getLogger("mosastore.server")
 
 Reply = tuple[Header, bytes | bytearray | memoryview] | None
+# Bounds on what unauthenticated peers can hold: connections still in their handshake
+# (each has a thread for at most auth.HANDSHAKE_TIMEOUT), and connections in all.
+MAX_HANDSHAKING = 32
+MAX_CONNECTIONS = 1024
 Handler = Callable[[Header, bytearray, socket.socket], Reply]
 
 
@@ -38,6 +42,7 @@ class Server:
         self._listener = socket.create_server((host, port), backlog=128, reuse_port=False)
         self.host, self.port = self._listener.getsockname()[:2]
         self._connections: set[socket.socket] = set()
+        self._handshaking = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
 
@@ -52,7 +57,14 @@ class Server:
                 raise
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:
-                self._connections.add(sock)
+                full = self._handshaking >= MAX_HANDSHAKING or len(self._connections) >= MAX_CONNECTIONS
+                if not full:
+                    self._connections.add(sock)
+                    self._handshaking += 1
+            if full:
+                log.warning("refused connection from %s:%s: too many connections", peer[0], peer[1])
+                sock.close()
+                continue
             threading.Thread(target=self._serve_connection, args=(sock, peer), daemon=True).start()
 
     def shutdown(self) -> None:
@@ -69,7 +81,11 @@ class Server:
 
     def _serve_connection(self, sock: socket.socket, peer: tuple[str, int]) -> None:
         try:
-            server_handshake(sock, self._secret, self._role)
+            try:
+                server_handshake(sock, self._secret, self._role)
+            finally:
+                with self._lock:
+                    self._handshaking -= 1
             self._loop(sock)
         except AuthenticationError as error:
             log.warning("refused connection from %s:%s: %s", peer[0], peer[1], error)

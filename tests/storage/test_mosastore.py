@@ -441,3 +441,35 @@ def test_deleted_and_replaced_files_free_their_chunks(store: ServiceRecord) -> N
     assert settle(before + 2) == before + 2
     path.unlink()
     assert settle(before) == before
+
+
+def test_chunks_and_metadata_are_private_to_the_owner(store: ServiceRecord) -> None:
+    """Whatever the umask, the store's data at rest is readable by its owner only (issue 16 item 7)."""
+    (mount_of(store) / unique_name("private")).write_bytes(os.urandom(3 * MB))
+    state = Path(store.info["mountpoint"]).parent
+    data = [state / "manager"] + sorted((state / "benefactors").iterdir())
+    checked = 0
+    for top in data:
+        for path in [top, *top.rglob("*")]:
+            assert path.stat().st_mode & 0o077 == 0, f"{path} is open to others: {oct(path.stat().st_mode)}"
+            checked += path.is_file()
+    assert checked >= 2  # the metadata database and at least one chunk
+
+
+def test_unauthenticated_connections_are_bounded(store: ServiceRecord) -> None:
+    """Idle connections that never authenticate cannot pile up threads without bound (issue 16 item 7)."""
+    from storage_adapters.mosastore.server import MAX_HANDSHAKING
+
+    host, port = store.info["manager"].rsplit(":", 1)
+    idle = [socket.create_connection((host, int(port)), timeout=5) for _ in range(MAX_HANDSHAKING + 8)]
+    try:
+        refused = 0
+        for sock in idle:
+            sock.settimeout(5)
+            data = sock.recv(4096)
+            refused += data == b""  # closed at once instead of being sent a challenge
+        assert refused >= 8
+    finally:
+        for sock in idle:
+            sock.close()
+    Pool(store.info["manager"], check_secret(store.secrets["secret"]), retry_for=15).ping()  # still serving
