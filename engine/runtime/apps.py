@@ -1,15 +1,20 @@
 """Run one app command line (spec §5.3) on a worker: argv list, redirections, errors.
 
 The program runs directly (never through a shell) in its own session, so that
-a terminate handler can kill its whole process group. `@stdout`/`@stderr`
-targets are written under a temporary name beside the target and renamed into
-place only on success. Un-redirected stderr is both forwarded to our stderr
+a terminate handler can kill its whole process group, and it is killed if its
+worker dies (PR_SET_PDEATHSIG). Every output is written under a temporary
+name beside its target and renamed into place only on success: `@stdout`/
+`@stderr` targets by us, and output files the program writes itself by giving
+it the temporary name on its command line (keeping the extension, for
+programs that choose a format by it). An attempt whose worker is gone can
+therefore never publish. Un-redirected stderr is both forwarded to our stderr
 and kept (last lines) for the error message.
 """
 
 from __future__ import annotations
 
 import codecs
+import ctypes
 import os
 import shlex
 import signal
@@ -19,7 +24,7 @@ from collections import deque
 from contextlib import ExitStack, suppress
 from typing import IO, TYPE_CHECKING, Any
 
-from engine.runtime.builtins.atomic import commit, discard, temp_beside
+from engine.runtime.builtins.atomic import commit, discard, name_beside, temp_beside
 from engine.scheduler.task import LeafError
 
 if TYPE_CHECKING:
@@ -33,6 +38,8 @@ SECRET_VARIABLES = frozenset({
 })
 _MAX_TAIL_LINE = 1000  # characters kept per stderr line in error messages
 _running: set[subprocess.Popen[bytes]] = set()
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG = 1
 _handler_installed = False
 
 
@@ -44,11 +51,17 @@ def run_app(spec: AppSpec) -> None:
         if target is not None
     }
     temps: dict[str, str] = {}
+    written: dict[str, str] = {}  # output word on the command line -> its temporary name
     try:
         try:
             for stream, target in targets.items():
                 temps[stream] = temp_beside(target)
-            returncode, tail = _execute(spec, temps)
+            redirected = set(targets.values())
+            for output in spec.outputs:
+                if output in spec.argv and _resolve(spec, output) not in redirected:
+                    written[output] = name_beside(_resolve(spec, output))
+            argv = tuple(written.get(word, word) for word in spec.argv)
+            returncode, tail = _execute(spec, argv, temps)
         except OSError as e:
             raise _failure(spec, f"<Could not start: {_os_reason(e)}>", []) from None
         if returncode != 0:
@@ -56,17 +69,20 @@ def run_app(spec: AppSpec) -> None:
         try:
             for stream, temp in temps.items():
                 commit(temp, targets[stream])
+            for output, temp in written.items():
+                if os.path.lexists(temp):  # outputs are not verified (§5.3): a missing one stays missing
+                    commit(temp, _resolve(spec, output))
         except OSError as e:
             raise _failure(spec, f"<Could not save output: {_os_reason(e)}>", []) from None
     except BaseException:
-        for temp in temps.values():
+        for temp in [*temps.values(), *written.values()]:
             discard(temp)
         for output in spec.outputs:
             _remove_quietly(_resolve(spec, output))
         raise
 
 
-def _execute(spec: AppSpec, temps: dict[str, str]) -> tuple[int, list[str]]:
+def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str]) -> tuple[int, list[str]]:
     """Start the child, pump its stderr if not redirected, wait; (exit status, stderr tail)."""
     with ExitStack() as opened:
         stdin = opened.enter_context(open(_resolve(spec, spec.stdin), "rb")) if spec.stdin else None
@@ -74,13 +90,14 @@ def _execute(spec: AppSpec, temps: dict[str, str]) -> tuple[int, list[str]]:
         stderr = opened.enter_context(open(temps["stderr"], "wb")) if "stderr" in temps else None
         sys.stdout.flush()  # our buffered output must come before the child's
         child = subprocess.Popen(
-            list(spec.argv),
+            list(argv),
             stdin=stdin,
             stdout=stdout,
             stderr=stderr if stderr is not None else subprocess.PIPE,
             cwd=spec.cwd,
             env=_app_environment(spec),
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
     _running.add(child)
     try:
@@ -91,6 +108,12 @@ def _execute(spec: AppSpec, temps: dict[str, str]) -> tuple[int, list[str]]:
         raise
     finally:
         _running.discard(child)
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: be killed when the worker that started us dies, so an
+    attempt whose worker was lost cannot run on beside its retry."""
+    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _app_environment(spec: AppSpec) -> dict[str, str]:

@@ -184,6 +184,55 @@ def test_sigterm_kills_the_apps_process_group(tmp_path: Path, app_stderr: str) -
         time.sleep(0.05)
 
 
+def test_an_app_dies_with_a_killed_worker(tmp_path: Path) -> None:
+    """kill -9 of the worker kills its app too: a lost attempt cannot run on beside its
+    retry (issue 16 item 1)."""
+    pid_file = tmp_path / "pid"
+    script = f"echo $$ > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; exec sleep 60"
+    worker_code = f"from engine.runtime.leaf import AppSpec, run_leaf\nrun_leaf(AppSpec(argv=('sh', '-c', {script!r})))\n"
+    worker = subprocess.Popen([sys.executable, "-c", worker_code], cwd=REPO)
+    try:
+        deadline = time.monotonic() + 20
+        while not pid_file.exists():
+            assert time.monotonic() < deadline, "the app never started"
+            time.sleep(0.05)
+        app = psutil.Process(int(pid_file.read_text()))
+        worker.kill()
+        worker.wait(timeout=20)
+        app.wait(timeout=20)  # raises TimeoutExpired if the app outlives its worker
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+
+
+def test_app_written_outputs_appear_only_when_complete(tmp_path: Path) -> None:
+    """A file the app writes itself (passed by path) is not visible under its name until the
+    app succeeded, keeps its extension while written, and a failed app publishes nothing
+    (issue 16 item 2)."""
+    target = tmp_path / "result.csv"
+    script = ('echo "$1" > "$1"; if [ -e "$2/$3" ]; then exit 9; fi')
+    run_leaf(AppSpec(argv=("sh", "-c", script, "x", str(target), str(tmp_path), "result.csv"),
+                     outputs=(str(target),)))
+    written_as = target.read_text().strip()
+    assert written_as.endswith(".csv") and os.path.basename(written_as).startswith(".result.")
+    assert os.listdir(tmp_path) == ["result.csv"]
+
+    failing = tmp_path / "half.txt"
+    failure(AppSpec(argv=("sh", "-c", 'echo half > "$1"; exit 1', "x", str(failing)), outputs=(str(failing),)))
+    assert os.listdir(tmp_path) == ["result.csv"]
+
+
+def test_stale_temporaries_of_a_target_are_cleaned_when_it_is_published(tmp_path: Path) -> None:
+    """What a crashed attempt left beside an output goes when the output is published."""
+    target = tmp_path / "a01.txt"
+    for stale in (".a01.0123456789ab.part.txt", ".a01.txt.0123456789ab.part"):
+        (tmp_path / stale).write_text("half")
+    (tmp_path / ".other.0123456789ab.part.txt").write_text("another target's")
+    run_leaf(AppSpec(argv=("sh", "-c", 'echo done > "$1"', "x", str(target)), outputs=(str(target),)))
+    assert target.read_text() == "done\n"
+    assert sorted(os.listdir(tmp_path)) == [".other.0123456789ab.part.txt", "a01.txt"]
+
+
 def _alive(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE

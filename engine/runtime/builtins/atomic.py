@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import uuid
+
+# `.NAME.<hex>.part` (temp_beside) and `.STEM.<hex>.part.EXT` (name_beside).
+_TEMP_NAME = re.compile(r"\.(?P<head>.*)\.[0-9a-f]{12}\.part(?P<ext>\.[^.]*)?")
+# Directory -> the temporaries found in it when this process first published there, by the
+# target they were for. Listed once per directory, so publishing n files costs n renames, not
+# n listings; temporaries that appear later belong to writers running now and are left alone.
+_stale_by_directory: dict[str, dict[str, list[str]]] = {}
 
 
 def temp_beside(target: str) -> str:
@@ -27,15 +36,57 @@ def temp_beside(target: str) -> str:
             os.makedirs(directory, exist_ok=True)
 
 
+def name_beside(target: str) -> str:
+    """A fresh hidden path beside `target` that keeps its extension (`out.jpg` ->
+    `.out.<hex>.part.jpg`), for a program that picks its format by the name. Not
+    created: the program creates it; its directory is made."""
+    directory, name = os.path.split(os.path.abspath(target))
+    os.makedirs(directory, exist_ok=True)
+    stem, extension = os.path.splitext(name)
+    return os.path.join(directory, f".{stem}.{uuid.uuid4().hex[:12]}.part{extension}")
+
+
 def commit(temp: str, target: str) -> None:
-    """Move a finished temporary file onto its target (atomic on one filesystem)."""
+    """Move a finished temporary file onto its target (atomic on one filesystem), and
+    remove what interrupted writers of the same target left beside it."""
     os.replace(temp, target)
+    remove_stale_beside(target)
+
+
+def remove_stale_beside(target: str) -> None:
+    """Remove the temporaries of `target` (both shapes above) that crashed or killed
+    writers left behind before this process first published into its directory."""
+    directory, name = os.path.split(os.path.abspath(target))
+    stale = _stale_by_directory.get(directory)
+    if stale is None:
+        stale = _stale_by_directory[directory] = _temporaries_in(directory)
+    for temp in stale.pop(name, ()):
+        discard(os.path.join(directory, temp))
+
+
+def _temporaries_in(directory: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return found
+    for entry in names:
+        match = _TEMP_NAME.fullmatch(entry)
+        if match:
+            head, ext = match.group("head"), match.group("ext") or ""
+            found.setdefault(head, []).append(entry)       # `.NAME.<hex>.part`
+            if ext:
+                found.setdefault(head + ext, []).append(entry)  # `.STEM.<hex>.part.EXT`
+    return found
 
 
 def discard(temp: str) -> None:
     """Remove a temporary file if it is still there."""
     with contextlib.suppress(FileNotFoundError):
-        os.remove(temp)
+        if os.path.isdir(temp) and not os.path.islink(temp):
+            shutil.rmtree(temp, ignore_errors=True)
+        else:
+            os.remove(temp)
 
 
 def write_atomic(target: str, data: bytes) -> None:
