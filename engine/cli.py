@@ -133,12 +133,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
     program = compile_script(args.script, args.include)
     workers = args.processes - 1
-    log = RunLog(args.run_dir or next_run_dir())  # a bad --run-dir fails before anything starts
     progress = _progress_bar()
     # The engine opens (and validates) the storage first: bad settings fail before any run starts.
     engine = Engine(program, workers=workers, script_args=args.args, progress=progress,
                     app_retries=args.retries, storage=args.storage, storage_config=args.config,
                     nodes=_node_names(args.nodes, workers))
+    try:
+        log = RunLog(args.run_dir or next_run_dir())  # a bad --run-dir fails before any task starts
+    except BaseException:
+        engine.close_files()
+        raise
     log.run_started(args.script, list(args.args), workers)
     engine.run_log = log
     started = time.time()

@@ -146,8 +146,12 @@ class Engine(Interpreter):
             self.flush_output()
             if self.scheduler is not None:
                 self.scheduler.close(kill=not self.finished)
-            self.files.close()
-            self.temp.cleanup()
+            self.close_files()
+
+    def close_files(self) -> None:
+        """Close the run's store and remove its unmapped temporaries."""
+        self.files.close()
+        self.temp.cleanup()
 
     def _start(self, checked: Any) -> None:
         main = checked.main

@@ -98,7 +98,7 @@ class StoreFiles:
         self.autodelete = os.environ.get("SWIFT_TMP_AUTODELETE", "1") != "0"
         self.imported: dict[str, str] = {}  # absolute local input path -> its logical path
         # Environment variables that hold the store's secrets: never passed on to apps.
-        secrets = set(adapter.secret_values())
+        secrets = set(adapter.secret_values)
         self.secret_env_names = tuple(sorted(k for k, v in os.environ.items() if v and v in secrets))
 
     def user_path(self, path: str) -> str:

@@ -160,3 +160,38 @@ def test_report_gives_figures_and_plots(tmp_path: Path) -> None:
     assert "completion.png" in (tmp_path / "r" / "report.html").read_text()
     missing = swiftcloud("report", "nowhere", cwd=tmp_path)
     assert missing.returncode == 2 and "no event log" in missing.stderr
+
+
+def test_bad_run_dir_and_retries_are_usage_errors(tmp_path: Path) -> None:
+    """Unusable --run-dir values and negative --retries fail clearly with exit 2, before anything
+    runs (issue 16 item 5)."""
+    (tmp_path / "hello.swift").write_text('trace("hi");\n')
+    (tmp_path / "a-file").write_text("")
+    for run_dir, reason in (("a-file", "File exists"), ("a-file/sub", "Not a directory")):
+        result = swiftcloud("run", "-n", "2", "--run-dir", run_dir, "hello.swift", cwd=tmp_path)
+        assert result.returncode == 2 and result.stdout == ""
+        assert f"cannot write the run log in '{run_dir}': {reason}" in result.stderr
+        assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    result = swiftcloud("run", "--retries", "-1", "hello.swift", cwd=tmp_path)
+    assert result.returncode == 2 and "--retries: must be 0 or more, not -1" in result.stderr
+
+
+def test_internal_errors_are_one_line_unless_debugging(tmp_path: Path) -> None:
+    """An internal error prints one line naming the bug and where to report it; the traceback
+    only with --debug (issue 14 item 1)."""
+    (tmp_path / "hello.swift").write_text('trace("hi");\n')
+    # A run log that divides by zero stands in for a bug (local transport: the patch stays in this process).
+    boom = tmp_path / "boom.py"
+    boom.write_text("import sys\nfrom engine import cli\n"
+                    "from engine.observe import runlog\n"
+                    "runlog.RunLog.run_started = lambda *a, **k: 1 / 0\n"
+                    "sys.exit(cli.main(sys.argv[1:]))\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for debug, traceback_shown in (([], False), (["--debug"], True)):
+        result = subprocess.run([sys.executable, str(boom), *debug, "run", "-n", "2", "--transport", "local", "hello.swift"], cwd=tmp_path,
+                                env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 1
+        last = result.stderr.strip().splitlines()[-1]
+        assert last.startswith("swiftcloud: internal error: ZeroDivisionError: division by zero at boom.py:4.")
+        assert "please report it" in last
+        assert ("Traceback" in result.stderr) is traceback_shown
