@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--retries", type=_non_negative_int, default=None, metavar="N",
                      help="re-run a failed app up to N more times (default: $SWIFTCLOUD_APP_RETRIES,"
                           " $TURBINE_APP_RETRIES_LOCAL, or 0)")
+    run.add_argument("--task-walltime", type=_positive_seconds, default=None, metavar="SECONDS",
+                     help="end any app that runs longer (its whole process group) and count it as a"
+                          " failure, retried per --retries; an app's own @walltime=SECONDS wins")
     run.add_argument("--storage", metavar="NAME",
                      help="where the workflow's files live: local, s3, scp, s3fs, ... (default: plain"
                           " paths on this machine; see 'swiftcloud services --help')")
@@ -102,6 +105,17 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: '{text}'") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return value
+
+
 def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
                    help="also search DIR for imported modules and #include files")
@@ -137,6 +151,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # The engine opens (and validates) the storage first: bad settings fail before any run starts.
     engine = Engine(program, workers=workers, script_args=args.args, progress=progress,
                     app_retries=args.retries, storage=args.storage, storage_config=args.config,
+                    task_walltime=args.task_walltime,
                     nodes=_node_names(args.nodes, workers))
     try:
         log = RunLog(args.run_dir or next_run_dir())  # a bad --run-dir fails before any task starts

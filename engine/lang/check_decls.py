@@ -148,6 +148,8 @@ class DeclChecker(ExprChecker):
         self.in_function = None
 
     def _check_app(self, node: ast.AppDef, func: FuncSym) -> None:
+        if "walltime" in node.annotations:
+            func.walltime = self._walltime(node.annotations["walltime"], node)
         cmd = node.command
         if not cmd.words:
             self.error(cmd, "app body needs a command")
@@ -163,6 +165,16 @@ class DeclChecker(ExprChecker):
                     self.error(target, f"@{attr} needs a file, not {target.type}")
         for sym in func.output_syms:
             sym.writes += 1
+
+    def _walltime(self, value: Optional[ast.Expr], node: ast.AppDef) -> Optional[float]:
+        """`@walltime=SECONDS`: a positive number literal."""
+        if value is not None:
+            value = self.expr(value)
+        number = value.value if isinstance(value, (ast.IntLit, ast.FloatLit)) else None
+        if not isinstance(number, (int, float)) or not number > 0 or number == float("inf"):
+            self.error(value or node, "@walltime needs a positive number of seconds, e.g. @walltime=600")
+            return None
+        return float(number)
 
     def _app_word(self, w: ast.Expr) -> ast.Expr:
         w = self.expr(w)

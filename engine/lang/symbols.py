@@ -67,6 +67,7 @@ class FuncSym:
     module: Optional[str] = None
     input_syms: list[VarSym] = field(default_factory=list)
     output_syms: list[VarSym] = field(default_factory=list)
+    walltime: Optional[float] = None  # apps: `@walltime=SECONDS`, the longest one run may take
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 from collections import deque
 from contextlib import ExitStack, suppress
 from typing import IO, TYPE_CHECKING, Any
@@ -100,13 +101,29 @@ def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str]) -> tup
             preexec_fn=_die_with_parent,
         )
     _running.add(child)
+    expired = threading.Event()
+
+    def end_overrun() -> None:
+        expired.set()
+        _signal_group(child)
+    timer = threading.Timer(spec.walltime, end_overrun) if spec.walltime else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
         tail = _pump_stderr(child.stderr) if child.stderr is not None else []
-        return child.wait(), tail
+        returncode = child.wait()
+        if expired.is_set():
+            raise _failure(spec, f"<Walltime exceeded: killed after {spec.walltime:g} s>", tail)
+        return returncode, tail
+    except LeafError:
+        raise
     except BaseException:
         _kill_group(child)
         raise
     finally:
+        if timer is not None:
+            timer.cancel()
         _running.discard(child)
 
 

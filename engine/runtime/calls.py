@@ -41,7 +41,7 @@ def _noop() -> None:
 
 class CallRunner:
     """Mixin of the interpreter: runs calls. Needs `ev`, `run_block`, `submit`,
-    `globals_env`, `temp`, `ctx`, `fresh_files`, `app_retries`."""
+    `globals_env`, `temp`, `ctx`, `fresh_files`, `app_retries`, `task_walltime`."""
 
     def call(self, node: ast.Call, env: Env, outs: Optional[list[Any]] = None,
              done: Optional[Callback] = None) -> list[Any]:
@@ -110,7 +110,8 @@ class CallRunner:
                 words.extend(_path_words(handle) if is_path else _argv_words(handle))
             redirect = {name: _redirect_path(redirect_handles.get(name)) for name in ("stdin", "stdout", "stderr")}
             inputs = tuple(p for a in args for p in _file_paths(a))
-            spec = self._app_spec(func.name, words, redirect, inputs, tuple(f.path for f in out_files))
+            spec = self._app_spec(func.name, words, redirect, inputs, tuple(f.path for f in out_files),
+                                  func.walltime or self.task_walltime)
             task = Task(id=0, kind="app", payload=spec, priority=prio[0].value if prio else 0,
                         inputs=inputs, label=func.name, retries=self.app_retries)
 
@@ -130,7 +131,7 @@ class CallRunner:
         when_deep_closed(args + prio + needed, lambda: when_path_known(out_files + path_files, launch, node), node)
 
     def _app_spec(self, label: str, words: list[tuple[str, bool]], redirect: dict[str, Optional[str]],
-                  inputs: tuple[str, ...], outputs: tuple[str, ...]) -> AppSpec:
+                  inputs: tuple[str, ...], outputs: tuple[str, ...], walltime: Optional[float]) -> AppSpec:
         """The command line for a worker: mount paths, or a staging plan for the worker to follow."""
         files = self.files
         if files.mode == "staging":
@@ -142,7 +143,8 @@ class CallRunner:
                 outputs=tuple(user(p) for p in outputs),
                 argv_files=tuple(i for i, (_, is_file) in enumerate(words) if is_file),
                 redirects=tuple((name, user(p)) for name, p in redirect.items() if p is not None))
-            return AppSpec(argv=argv, label=label, staging=plan, hidden_env=files.secret_env_names)
+            return AppSpec(argv=argv, label=label, staging=plan, hidden_env=files.secret_env_names,
+                           walltime=walltime)
         for path in outputs:
             files.prepare_output(path)
         task_path = files.task_path
@@ -150,7 +152,7 @@ class CallRunner:
                        stdin=_maybe(task_path, redirect["stdin"]), stdout=_maybe(task_path, redirect["stdout"]),
                        stderr=_maybe(task_path, redirect["stderr"]),
                        outputs=tuple(task_path(p) for p in outputs), label=label,
-                       hidden_env=files.secret_env_names)
+                       hidden_env=files.secret_env_names, walltime=walltime)
 
     # ------------------------------------------------------------ library
 

@@ -70,7 +70,8 @@ class Engine(Interpreter):
                  run_log: Optional[RunLog] = None, progress: Optional[Any] = None,
                  scheduler_factory: Optional[Callable[[], Any]] = None,
                  app_retries: Optional[int] = None, storage: Optional[str] = None,
-                 storage_config: Optional[str] = None, nodes: Optional[Sequence[str]] = None) -> None:
+                 storage_config: Optional[str] = None, nodes: Optional[Sequence[str]] = None,
+                 task_walltime: Optional[float] = None) -> None:
         futures.reset()
         self.program = program
         self.workers = workers
@@ -90,6 +91,7 @@ class Engine(Interpreter):
         self.output: list[str] = []
         self.app_retries = app_retries if app_retries is not None else _env_int(
             "SWIFTCLOUD_APP_RETRIES", _env_int("TURBINE_APP_RETRIES_LOCAL", 0))
+        self.task_walltime = task_walltime  # default limit of an app without @walltime
         self.globals_env = Env()
         self.finished = False
         self.tasks_submitted = 0

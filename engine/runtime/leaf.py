@@ -31,6 +31,8 @@ class AppSpec:
     - `label`: the app function's name, for logs.
     - `cwd`: working directory (None: the worker's).
     - `env`: the child's complete environment (None: the worker's).
+    - `walltime`: seconds the app may run; past that its process group is killed
+      and the attempt fails (retried like any failure). None: no limit.
     - `hidden_env`: variables removed from that environment (they hold the store's
       secrets; well-known secret variables are always removed, see `apps.py`).
     - `staging`: a `StagingPlan` when the files live in a staging-mode store
@@ -47,6 +49,7 @@ class AppSpec:
     env: tuple[tuple[str, str], ...] | None = None
     staging: StagingPlan | None = None
     hidden_env: tuple[str, ...] = ()
+    walltime: float | None = None
 
 
 @dataclass(frozen=True)

@@ -233,6 +233,16 @@ def test_stale_temporaries_of_a_target_are_cleaned_when_it_is_published(tmp_path
     assert sorted(os.listdir(tmp_path)) == [".other.0123456789ab.part.txt", "a01.txt"]
 
 
+def test_walltime_ends_the_whole_process_group(tmp_path: Path) -> None:
+    """An app past its walltime is killed with its children and fails, retriably (issue 16 item 4)."""
+    pids = tmp_path / "pids"
+    script = f"sleep 60 & echo $! > {pids}.tmp; mv {pids}.tmp {pids}; sleep 60"
+    error = failure(AppSpec(argv=("sh", "-c", script), walltime=0.5))
+    assert error.message.startswith("<Walltime exceeded: killed after 0.5 s>\ncommand: sh -c")
+    assert error.retriable is True
+    psutil.Process(int(pids.read_text())).wait(timeout=20)  # the grandchild is gone too
+
+
 def _alive(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
