@@ -14,7 +14,6 @@ and kept (last lines) for the error message.
 from __future__ import annotations
 
 import codecs
-import ctypes
 import os
 import shlex
 import signal
@@ -26,6 +25,7 @@ from contextlib import ExitStack, suppress
 from typing import IO, TYPE_CHECKING, Any
 
 from engine.runtime.builtins.atomic import commit, discard, name_beside, temp_beside
+from engine.scheduler.lifetime import die_with_parent
 from engine.scheduler.task import LeafError
 
 if TYPE_CHECKING:
@@ -39,8 +39,7 @@ SECRET_VARIABLES = frozenset({
 })
 _MAX_TAIL_LINE = 1000  # characters kept per stderr line in error messages
 _running: set[subprocess.Popen[bytes]] = set()
-_LIBC = ctypes.CDLL(None, use_errno=True)
-_PR_SET_PDEATHSIG = 1
+
 _handler_installed = False
 
 
@@ -98,7 +97,7 @@ def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str]) -> tup
             cwd=spec.cwd,
             env=_app_environment(spec),
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,  # a lost worker's attempt cannot run on beside its retry
         )
     _running.add(child)
     expired = threading.Event()
@@ -125,12 +124,6 @@ def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str]) -> tup
         if timer is not None:
             timer.cancel()
         _running.discard(child)
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: be killed when the worker that started us dies, so an
-    attempt whose worker was lost cannot run on beside its retry."""
-    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _app_environment(spec: AppSpec) -> dict[str, str]:

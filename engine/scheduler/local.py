@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 import psutil
 
+from engine.scheduler.lifetime import die_with_parent
 from engine.scheduler.protocol import STOP, STOP_MESSAGE, Incoming, WorkerGone
 from engine.scheduler.worker import node_name, serve
 
@@ -43,6 +44,7 @@ def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, 
     for other in inherited:
         other.close()
     os.setpgrp()
+    die_with_parent(signal.SIGTERM)  # the engine's death, even by kill -9, ends us and our apps
     os.environ["SWIFTCLOUD_NODE"] = node
     serve(conn.recv, conn.send, worker_id, runner)
 

@@ -21,7 +21,7 @@ status the launcher made of it.
 from __future__ import annotations
 
 import contextlib
-import ctypes
+import functools
 import os
 import select
 import signal
@@ -33,10 +33,10 @@ from typing import Mapping, Sequence
 import psutil
 
 from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
+from engine.scheduler.lifetime import become_subreaper, die_with_parent
 
 STATUS_ENV = "SWIFTCLOUD_MPI_STATUS"
 TICK_S = 0.1
-PR_SET_CHILD_SUBREAPER = 36
 FORWARDED = (signal.SIGTERM, signal.SIGHUP)
 OWN_STATUSES = (EXIT_OK, EXIT_RUNTIME, EXIT_COMPILE, 130)
 
@@ -46,8 +46,10 @@ def run_job(command: Sequence[str], env: Mapping[str, str]) -> int:
     fd, marker = tempfile.mkstemp(prefix="swiftcloud-mpi-", suffix=".status")
     os.close(fd)
     try:
-        _become_subreaper()
-        job = subprocess.Popen(list(command), env={**env, STATUS_ENV: marker})
+        become_subreaper()
+        # If we are killed (even by kill -9), mpiexec gets SIGTERM and ends the job's ranks.
+        job = subprocess.Popen(list(command), env={**env, STATUS_ENV: marker},
+                               preexec_fn=functools.partial(die_with_parent, signal.SIGTERM))
         received: list[int] = []
         with _forwarding_signals(job, received):
             _watch(job)
@@ -90,14 +92,6 @@ def _describe(status: int) -> str:
     except ValueError:
         return f"mpiexec exit status {status}"
     return f"mpiexec exit status {status}, e.g. killed by {name}"
-
-
-def _become_subreaper() -> None:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # not Linux: orphans go to init, as they would without us
 
 
 @contextlib.contextmanager

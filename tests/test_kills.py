@@ -1,0 +1,66 @@
+"""Killing the engine ends everything it started (issue 16 item 4).
+
+A run of two long apps is interrupted with SIGTERM or kill -9 of the
+`swiftcloud` process, under the local and the MPI transport. Every process the
+run started carries a unique marker in its environment; once the engine is
+gone, no live process may carry it: no worker, no rank, no mpiexec, no app.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MARK = "SWIFTCLOUD_KILL_TEST"
+SCRIPT = """
+app (void o) nap(string marker) { "sh" "-c" "echo $$ > \\"$1\\"; exec sleep 60" "x" marker }
+foreach i in [1:2] { nap("started-" + i); }
+"""
+
+
+def _marked(mark: str) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(MARK) == mark and process.status() != psutil.STATUS_ZOMBIE:
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+@pytest.mark.parametrize("transport", ["local", "mpi"])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_killing_the_engine_leaves_no_process(tmp_path: Path, transport: str, signum: int) -> None:
+    (tmp_path / "naps.swift").write_text(SCRIPT)
+    mark = uuid.uuid4().hex
+    env = {**os.environ, "PYTHONPATH": str(ROOT), MARK: mark}
+    engine = subprocess.Popen([sys.executable, "-m", "engine.cli", "run", "-n", "3", "--transport", transport,
+                               "naps.swift"], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not all((tmp_path / f"started-{i}").exists() for i in (1, 2)):
+            assert engine.poll() is None, "the run ended before its apps started"
+            assert time.monotonic() < deadline, "the apps never started"
+            time.sleep(0.05)
+        apps = [int((tmp_path / f"started-{i}").read_text()) for i in (1, 2)]
+        assert set(apps) <= {p.pid for p in _marked(mark)}
+        engine.send_signal(signum)
+        engine.wait(timeout=30)
+        gone, alive = psutil.wait_procs(_marked(mark), timeout=20)
+        assert not alive, f"left behind: {[(p.pid, p.cmdline()) for p in alive]}"
+    finally:
+        if engine.poll() is None:
+            engine.kill()
+        for process in _marked(mark):
+            process.kill()
