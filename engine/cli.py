@@ -43,6 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--retries", type=_non_negative_int, default=None, metavar="N",
                      help="re-run a failed app up to N more times (default: $SWIFTCLOUD_APP_RETRIES,"
                           " $TURBINE_APP_RETRIES_LOCAL, or 0)")
+    run.add_argument("--resume", action="store_true",
+                     help="reuse the app tasks that the latest run in runs/ finished and whose inputs and"
+                          " outputs are unchanged; run only the rest")
+    run.add_argument("--resume-from", metavar="RUN_DIR",
+                     help="as --resume, from the run in RUN_DIR (e.g. runs/007)")
+    run.add_argument("--explain", action="store_true",
+                     help="with --resume: say on stderr why each app task that runs is not reused")
     run.add_argument("--task-walltime", type=_positive_seconds, default=None, metavar="SECONDS",
                      help="end any app that runs longer (its whole process group) and count it as a"
                           " failure, retried per --retries; an app's own @walltime=SECONDS wins")
@@ -140,12 +147,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     status = enter_run(args)  # runs the job under mpiexec, or serves as an MPI worker rank
     if status is not None:
         return status
-    from engine.observe.runlog import RunLog, next_run_dir
+    from engine.observe.restart import RestartLog, read_restart_log
+    from engine.observe.runlog import RunLog, latest_run_dir, next_run_dir
     from engine.runtime.engine import Engine
+    from engine.runtime.resume import TaskCache
 
     if args.processes < 2:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
     program = compile_script(args.script, args.include)
+    previous = None
+    resuming = args.resume or args.resume_from is not None
+    if resuming:
+        earlier = args.resume_from or latest_run_dir()
+        if earlier is None:
+            raise UsageError("--resume: there is no earlier run in runs/ (name one with --resume-from)")
+        previous = read_restart_log(earlier)
     workers = args.processes - 1
     progress = _progress_bar()
     # The engine opens (and validates) the storage first: bad settings fail before any run starts.
@@ -160,6 +176,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise
     log.run_started(args.script, list(args.args), workers)
     engine.run_log = log
+    restart = RestartLog(log.directory)
+    engine.task_cache = TaskCache(engine.files, restart, previous, args.explain)
     started = time.time()
     status = EXIT_RUNTIME
     try:
@@ -168,6 +186,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.stop()
+        restart.close()
+        reused = engine.task_cache.reused
+        if resuming:
+            print(f"swiftcloud: resumed: {reused} app task(s) reused, "
+                  f"{engine.tasks_submitted - reused} run", file=sys.stderr)
         log.run_finished(status, time.time() - started)
     return status
 

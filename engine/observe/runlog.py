@@ -39,6 +39,15 @@ def next_run_dir(base: str = "runs") -> str:
             n += 1
 
 
+def latest_run_dir(base: str = "runs") -> Optional[str]:
+    """The highest-numbered `base/NNN`, or None if there is none."""
+    try:
+        numbers = [int(n) for n in os.listdir(base) if n.isdigit()]
+    except OSError:
+        return None
+    return os.path.join(base, f"{max(numbers):03d}") if numbers else None
+
+
 class RunLog:
     """Appends events of one run to `DIR/events.jsonl`."""
 
@@ -77,6 +86,11 @@ class RunLog:
         if task.inputs:
             record["inputs"] = list(task.inputs)
         self._write(record)
+
+    def task_reused(self, task: Task) -> None:
+        """A task an earlier run finished (`--resume`): not run again."""
+        self._write({"event": "reused", "task": task.id, "kind": task.kind, "label": task.label,
+                     "command": _command(task), "time": time.time()})
 
     def task_finished(self, c: Completion) -> None:
         task = self._tasks.pop(c.task_id, None)

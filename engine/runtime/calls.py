@@ -41,7 +41,8 @@ def _noop() -> None:
 
 class CallRunner:
     """Mixin of the interpreter: runs calls. Needs `ev`, `run_block`, `submit`,
-    `globals_env`, `temp`, `ctx`, `fresh_files`, `app_retries`, `task_walltime`."""
+    `globals_env`, `temp`, `ctx`, `fresh_files`, `app_retries`, `task_walltime`,
+    `task_cache` (None unless keeping a restart log) and `reuse`."""
 
     def call(self, node: ast.Call, env: Env, outs: Optional[list[Any]] = None,
              done: Optional[Callback] = None) -> list[Any]:
@@ -114,19 +115,29 @@ class CallRunner:
                                   func.walltime or self.task_walltime)
             task = Task(id=0, kind="app", payload=spec, priority=prio[0].value if prio else 0,
                         inputs=inputs, label=func.name, retries=self.app_retries)
+            outputs = tuple(f.path for f in out_files if f.path is not None)
+            cache = self.task_cache
+            key = what = ""
+            if cache is not None:
+                key, what = cache.key(func.name, spec, inputs), cache.describe(func.name, spec)
 
             def finished(c: Completion) -> None:
                 if not c.ok:
                     tries = f" after {c.attempts} attempts" if c.attempts > 1 else ""
                     raise SwiftRuntimeError(f"{node.file}:{node.line}: app function '{func.name}'"
                                             f" (task {c.task_id}) failed{tries}: {c.error}")
+                if cache is not None:
+                    cache.record(key, what, outputs)
                 for out in outs:
                     if isinstance(out, FileFuture):
                         out.close_at(out.path)
                     else:
                         out.set(None)
                 done()
-            self.submit(task, finished)
+            if cache is not None and cache.reusable(key, what, outputs):
+                self.reuse(task, finished)
+            else:
+                self.submit(task, finished)
 
         when_deep_closed(args + prio + needed, lambda: when_path_known(out_files + path_files, launch, node), node)
 

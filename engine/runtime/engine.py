@@ -26,6 +26,7 @@ from engine.runtime.futures import PENDING, READY
 from engine.runtime.interp import Interpreter, countdown
 from engine.runtime.store import open_files
 from engine.runtime.loops import ForeachRun
+from engine.runtime.resume import TaskCache
 from engine.runtime.values import new_value
 from engine.scheduler.task import Completion, Task
 
@@ -92,6 +93,7 @@ class Engine(Interpreter):
         self.app_retries = app_retries if app_retries is not None else _env_int(
             "SWIFTCLOUD_APP_RETRIES", _env_int("TURBINE_APP_RETRIES_LOCAL", 0))
         self.task_walltime = task_walltime  # default limit of an app without @walltime
+        self.task_cache: Optional[TaskCache] = None  # keys app tasks for the restart log and --resume
         self.globals_env = Env()
         self.finished = False
         self.tasks_submitted = 0
@@ -124,6 +126,19 @@ class Engine(Interpreter):
             self.run_log.task_submitted(task)
         if self.progress is not None:
             self.progress.total(self.tasks_submitted)
+
+    def reuse(self, task: Task, callback: Callable[[Completion], None]) -> None:
+        """Complete `task` from an earlier run's success (`--resume`) without running it."""
+        task.id = self.next_task_id
+        self.next_task_id += 1
+        self.tasks_submitted += 1
+        if self.run_log is not None:
+            self.run_log.task_reused(task)
+        if self.progress is not None:
+            self.progress.total(self.tasks_submitted)
+            self.progress.advance()
+        self.tasks_done += 1
+        READY.append(lambda: callback(Completion(task.id, ok=True, extra={"reused": True})))
 
     def park(self, loop: ForeachRun) -> None:
         self.parked.append(loop)

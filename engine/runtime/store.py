@@ -68,6 +68,11 @@ class PosixFiles:
     def exists(self, path: str) -> bool:
         return os.path.isfile(path)
 
+    def signature(self, path: str) -> Optional[list[int]]:
+        """What identifies a file's version for `--resume`: size and modification time
+        (as Nextflow's standard cache); None if it is missing."""
+        return _stat_signature(path)
+
     def prepare_output(self, path: str) -> None:
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):  # a stat is cheaper than a failing mkdir
@@ -144,6 +149,16 @@ class StoreFiles:
     def exists(self, path: str) -> bool:
         return bool(self.adapter.isfile(self.user_path(path)))
 
+    def signature(self, path: str) -> Optional[list[int]]:
+        """A file's version for `--resume`: size and modification time on a mounted store,
+        the size the store reports in staging mode; None if it is missing."""
+        if self.mode == "shared":
+            return _stat_signature(self.task_path(path))
+        try:
+            return [self.adapter.info(self.user_path(path)).size]
+        except FileNotFoundError:
+            return None
+
     def ensure_input(self, path: str, caller: str) -> None:
         """An input file must be in the store; a relative path that exists only on
         local disk (a workflow's own template, say) is loaded into the store at
@@ -201,6 +216,14 @@ class StoreFiles:
         finally:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
             self.adapter.close()
+
+
+def _stat_signature(path: str) -> Optional[list[int]]:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return [status.st_size, status.st_mtime_ns]
 
 
 def open_files(storage: Optional[str], config_path: Optional[str], temp: files.TempFiles) -> PosixFiles | StoreFiles:

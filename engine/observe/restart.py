@@ -1,0 +1,69 @@
+"""The restart log: app tasks that finished, keyed by what they ran on, for `run --resume`.
+
+Every run writes `runs/NNN/restart.jsonl`, one record per app task that
+succeeded: its key (a hash of its command line, redirections and the
+versions of its input files) and the versions of its output files. Records
+are flushed and fsynced at least every `SYNC_INTERVAL_S` and when the run
+ends, so they survive a crash of the engine, kill -9 included; a torn last
+line is ignored when the log is read back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Optional, TextIO
+
+from engine.errors import UsageError
+
+RESTART_FILE = "restart.jsonl"
+SYNC_INTERVAL_S = 0.5
+
+
+def read_restart_log(directory: str) -> dict[str, dict[str, Any]]:
+    """The records of a run directory by key (later records win); an error if it has none."""
+    path = os.path.join(directory, RESTART_FILE)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        raise UsageError(f"cannot resume from '{directory}': no restart log there ({error.strerror})") from None
+    records: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # the line a crash cut short
+        if isinstance(record, dict) and isinstance(record.get("key"), str):
+            records[record["key"]] = record
+    return records
+
+
+class RestartLog:
+    """Appends the records of one run, synced to disk in batches."""
+
+    def __init__(self, directory: str) -> None:
+        self._file: Optional[TextIO] = open(os.path.join(directory, RESTART_FILE), "a", encoding="utf-8")
+        self._synced = time.monotonic()
+
+    def record(self, key: str, what: str, outputs: dict[str, Optional[list[int]]]) -> None:
+        """Task `key` (`what` names it for people) succeeded, leaving these output versions."""
+        if self._file is None:
+            return
+        self._file.write(json.dumps({"key": key, "what": what, "outputs": outputs}, separators=(",", ":")) + "\n")
+        now = time.monotonic()
+        if now - self._synced >= SYNC_INTERVAL_S:
+            self.sync(now)
+
+    def sync(self, now: Optional[float] = None) -> None:
+        if self._file is not None:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._synced = time.monotonic() if now is None else now
+
+    def close(self) -> None:
+        if self._file is not None:
+            self.sync()
+            self._file.close()
+            self._file = None
