@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
                           " outputs are unchanged; run only the rest")
     run.add_argument("--resume-from", metavar="RUN_DIR",
                      help="as --resume, from the run in RUN_DIR (e.g. runs/007)")
+    run.add_argument("--no-restart-log", action="store_true",
+                     help="keep no restart log (runs/NNN/restart.jsonl): saves a few system calls per app"
+                          " task, but the run cannot be resumed")
     run.add_argument("--explain", action="store_true",
                      help="with --resume: say on stderr why each app task that runs is not reused")
     run.add_argument("--task-walltime", type=_positive_seconds, default=None, metavar="SECONDS",
@@ -157,6 +160,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     program = compile_script(args.script, args.include)
     previous = None
     resuming = args.resume or args.resume_from is not None
+    if resuming and args.no_restart_log:
+        raise UsageError("--resume needs the restart log: leave out --no-restart-log")
     if resuming:
         earlier = args.resume_from or latest_run_dir()
         if earlier is None:
@@ -176,8 +181,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise
     log.run_started(args.script, list(args.args), workers)
     engine.run_log = log
-    restart = RestartLog(log.directory)
-    engine.task_cache = TaskCache(engine.files, restart, previous, args.explain)
+    restart = None if args.no_restart_log else RestartLog(log.directory)
+    if restart is not None:
+        engine.task_cache = TaskCache(engine.files, restart, previous, args.explain)
     started = time.time()
     status = EXIT_RUNTIME
     try:
@@ -186,9 +192,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.stop()
-        restart.close()
-        reused = engine.task_cache.reused
-        if resuming:
+        if restart is not None:
+            restart.close()
+        if resuming and engine.task_cache is not None:
+            reused = engine.task_cache.reused
             print(f"swiftcloud: resumed: {reused} app task(s) reused, "
                   f"{engine.tasks_submitted - reused} run", file=sys.stderr)
         log.run_finished(status, time.time() - started)
