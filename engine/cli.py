@@ -16,7 +16,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, CompileError, CompileErrors, SwiftError, SwiftRuntimeError, UsageError
 
@@ -106,23 +106,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _non_negative_int(text: str) -> int:
     """An argparse type: a whole number >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
+    return int(_number(text, int, "a whole number", lambda v: v >= 0, "0 or more"))
 
 
 def _positive_seconds(text: str) -> float:
     """An argparse type: a number of seconds > 0."""
+    return _number(text, float, "a number of seconds", lambda v: 0 < v < float("inf"), "more than 0 seconds")
+
+
+def _number(text: str, kind: type, what: str, fits: Callable[[float], bool], rule: str) -> float:
     try:
-        value = float(text)
+        value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: '{text}'") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+        raise argparse.ArgumentTypeError(f"not {what}: '{text}'") from None
+    if not fits(value):
+        raise argparse.ArgumentTypeError(f"must be {rule}, not {text}")
     return value
 
 

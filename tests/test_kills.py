@@ -19,6 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.marked import marked
+
 ROOT = Path(__file__).resolve().parents[1]
 MARK = "SWIFTCLOUD_KILL_TEST"
 SCRIPT = """
@@ -28,14 +30,7 @@ foreach i in [1:2] { nap("started-" + i); }
 
 
 def _marked(mark: str) -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get(MARK) == mark and process.status() != psutil.STATUS_ZOMBIE:
-                found.append(process)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-    return found
+    return marked(MARK, mark)
 
 
 @pytest.mark.parametrize("transport", ["local", "mpi"])

@@ -23,6 +23,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.marked import marked
+
 from engine.observe.restart import read_restart_log
 from engine.observe.runlog import read_events
 
@@ -52,14 +54,7 @@ def _run(cwd: Path, *args: str, mark: str, transport: str) -> subprocess.Popen[s
 
 
 def _marked(mark: str) -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get(MARK) == mark and process.status() != psutil.STATUS_ZOMBIE:
-                found.append(process)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-    return found
+    return marked(MARK, mark)
 
 
 def _outputs(directory: Path) -> dict[str, bytes]:

@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from engine.scheduler.launch import mpi_installed, venv_mpiexec
+from tests.marked import marked as marked_by
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MARK = "SWIFTCLOUD_TEST_MARK"
@@ -30,14 +31,7 @@ if not mpi_installed():
 
 def marked(mark: str) -> list[psutil.Process]:
     """Live (non-zombie) processes whose environment carries `mark`."""
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get(MARK) == mark and process.status() != psutil.STATUS_ZOMBIE:
-                found.append(process)
-        except psutil.Error:
-            continue
-    return found
+    return marked_by(MARK, mark)
 
 
 @pytest.fixture
