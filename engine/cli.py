@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the Python traceback of an internal error (also $SWIFTCLOUD_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    run = sub.add_parser("run", help="compile and run a script",
+    # No abbreviations: a script's own `--n=5` must never be taken for one of ours (`--nodes`).
+    run = sub.add_parser("run", help="compile and run a script", allow_abbrev=False,
                          description="Compile a script, then run it on local worker processes. "
                                      "Arguments after the script are the script's own (see argv()).")
     _add_compile_options(run)
