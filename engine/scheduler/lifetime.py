@@ -2,8 +2,7 @@
 
 Linux's PR_SET_PDEATHSIG sends a chosen signal to a process when its parent
 dies, however it dies (kill -9 included). Workers and the MPI job ask for
-SIGTERM, whose handlers end what they run; apps ask for SIGKILL, so an
-attempt whose worker was lost cannot run on beside its retry. A subreaper
+SIGTERM, whose handlers end the apps they run. A subreaper
 (PR_SET_CHILD_SUBREAPER) adopts its descendants' orphans, so it can reap and
 kill them. Elsewhere than Linux these are no-ops.
 """
@@ -18,7 +17,7 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-def die_with_parent(signum: int = signal.SIGKILL) -> None:
+def die_with_parent(signum: int) -> None:
     """Ask for `signum` when our parent dies (safe between fork and exec: one system call)."""
     _prctl(_PR_SET_PDEATHSIG, int(signum))
 

@@ -185,12 +185,13 @@ def test_sigterm_kills_the_apps_process_group(tmp_path: Path, app_stderr: str) -
         time.sleep(0.05)
 
 
-def test_an_app_dies_with_a_killed_worker(tmp_path: Path) -> None:
-    """kill -9 of the worker kills its app too: a lost attempt cannot run on beside its
-    retry (issue 16 item 1)."""
-    pid_file = tmp_path / "pid"
-    script = f"echo $$ > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; exec sleep 60"
-    worker_code = f"from engine.runtime.leaf import AppSpec, run_leaf\nrun_leaf(AppSpec(argv=('sh', '-c', {script!r})))\n"
+def test_an_attempt_whose_worker_died_never_publishes(tmp_path: Path) -> None:
+    """kill -9 of the worker while its app runs: the app may finish, but its output never
+    appears under the mapped name, so it cannot overwrite a retry's (issue 16 item 1)."""
+    pid_file, target = tmp_path / "pid", tmp_path / "result.txt"
+    script = f'echo $$ > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; sleep 1; echo late > "$1"'
+    worker_code = ("from engine.runtime.leaf import AppSpec, run_leaf\n"
+                   f"run_leaf(AppSpec(argv=('sh', '-c', {script!r}, 'x', {str(target)!r}), outputs=({str(target)!r},)))\n")
     worker = subprocess.Popen([sys.executable, "-c", worker_code], cwd=REPO)
     try:
         deadline = time.monotonic() + 20
@@ -200,10 +201,13 @@ def test_an_app_dies_with_a_killed_worker(tmp_path: Path) -> None:
         app = psutil.Process(int(pid_file.read_text()))
         worker.kill()
         worker.wait(timeout=20)
-        app.wait(timeout=20)  # raises TimeoutExpired if the app outlives its worker
+        with contextlib.suppress(psutil.NoSuchProcess):
+            app.wait(timeout=20)  # the orphaned attempt runs to its end...
     finally:
         if worker.poll() is None:
             worker.kill()
+    assert not target.exists()  # ...and publishes nothing
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".result.")]  # its temporary, cleaned later
 
 
 def test_app_written_outputs_appear_only_when_complete(tmp_path: Path) -> None:
