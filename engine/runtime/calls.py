@@ -176,15 +176,6 @@ class CallRunner:
         for p in sig.params[len(node.args):]:
             handles.append(self.ev(given[p.name], env) if p.name in given else Future.of(p.default))
         shallow = name in SHALLOW
-        fresh = self.fresh_files
-
-        def deliver_all(result: Any) -> None:
-            """A builtin with several outputs returns a tuple, one value per output."""
-            if len(outs) == 1:
-                deliver(result, outs[0], rc.output_types[0], fresh)
-                return
-            for value, out, out_type in zip(result, outs, rc.output_types):
-                deliver(value, out, out_type, fresh)
 
         def fire() -> None:
             values = [to_python(h, shallow) for h in handles]
@@ -203,7 +194,7 @@ class CallRunner:
                     result = builtin.impl(self.ctx, *values)
                 except LeafError as e:
                     raise SwiftRuntimeError(e.message) from None
-                deliver_all(result)
+                _deliver_all(result, outs, rc.output_types, self.fresh_files)
                 done()
                 return
             payload = BuiltinCall(name=name, args=tuple(values), script_args=tuple(self.ctx.script_args),
@@ -214,7 +205,7 @@ class CallRunner:
             def finished(c: Completion) -> None:
                 if not c.ok:
                     raise SwiftRuntimeError(c.error)
-                deliver_all(c.value)
+                _deliver_all(c.value, outs, rc.output_types, self.fresh_files)
                 done()
             self.submit(task, finished)
 
@@ -238,6 +229,15 @@ class CallRunner:
             struct.decr()
             done()
         when_deep_closed(handles, fill, node)
+
+
+def _deliver_all(result: Any, outs: list[Any], types: tuple[Any, ...], fresh: set[str]) -> None:
+    """Store a builtin's result; one with several outputs returns a tuple, a value per output."""
+    if len(outs) == 1:
+        deliver(result, outs[0], types[0], fresh)
+        return
+    for value, out, out_type in zip(result, outs, types):
+        deliver(value, out, out_type, fresh)
 
 
 def _when_shallow_closed(handles: list[Any], callback: Callback, node: ast.Node) -> None:

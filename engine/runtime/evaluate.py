@@ -79,6 +79,14 @@ def operator_function(node: ast.BinOp) -> Callable[[Any, Any], Any]:
     raise SwiftRuntimeError(f"internal error: no operator {op} for {lt}, {rt} (please report)")
 
 
+def _apply(fn: Callable[[Any, Any], Any], left: Future, right: Future, e: ast.BinOp) -> Any:
+    """`fn` on two closed operands; its run-time error (divide by zero) says where."""
+    try:
+        return fn(left.value, right.value)
+    except SwiftRuntimeError as error:
+        raise SwiftRuntimeError(f"{e.file}:{e.line}: {error}") from None
+
+
 class ExprEvaluator:
     """Mixin of the interpreter: `ev(expr, env)` returns the expression's value handle."""
 
@@ -131,15 +139,10 @@ class ExprEvaluator:
         fn = getattr(e, "fn", None)
         if fn is None:
             fn = e.fn = operator_function(e)  # type: ignore[attr-defined]
-        def apply() -> Any:
-            try:
-                return fn(left.value, right.value)
-            except SwiftRuntimeError as error:  # divide by zero: say where
-                raise SwiftRuntimeError(f"{e.file}:{e.line}: {error}") from None
         if left.closed and right.closed:
-            return Future.of(apply())
+            return Future.of(_apply(fn, left, right, e))
         out = Future()
-        when_closed((left, right), lambda: out.set(apply()), e)
+        when_closed((left, right), lambda: out.set(_apply(fn, left, right, e)), e)
         return out
 
     def _format(self, e: ast.BinOp, env: Env) -> Future:
