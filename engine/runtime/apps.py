@@ -24,7 +24,7 @@ import sys
 import threading
 from collections import deque
 from contextlib import ExitStack, suppress
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Mapping
 
 from engine.runtime.builtins.atomic import commit, discard, name_beside, temp_beside
 from engine.scheduler.task import LeafError
@@ -40,6 +40,7 @@ SECRET_VARIABLES = frozenset({
 })
 _MAX_TAIL_LINE = 1000  # characters kept per stderr line in error messages
 _running: set[subprocess.Popen[bytes]] = set()
+_inherited: dict[tuple[str, ...], dict[str, str]] = {}  # hidden variables -> our environment without them
 
 _handler_installed = False
 
@@ -128,9 +129,18 @@ def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str]) -> tup
 
 def _app_environment(spec: AppSpec) -> dict[str, str]:
     """The app's environment: the spec's (or ours) without any secret variable."""
-    hidden = SECRET_VARIABLES.union(spec.hidden_env)
-    source = dict(spec.env) if spec.env is not None else os.environ
-    return {k: v for k, v in source.items() if k not in hidden}
+    if spec.env is not None:
+        return _without_secrets(dict(spec.env), spec.hidden_env)
+    # Ours is the same for every app of a run: filter it once (it costs a copy per app otherwise).
+    environment = _inherited.get(spec.hidden_env)
+    if environment is None:
+        environment = _inherited[spec.hidden_env] = _without_secrets(os.environ, spec.hidden_env)
+    return environment
+
+
+def _without_secrets(environment: Mapping[str, str], hidden: tuple[str, ...]) -> dict[str, str]:
+    secret = SECRET_VARIABLES.union(hidden)
+    return {k: v for k, v in environment.items() if k not in secret}
 
 
 def _pump_stderr(pipe: IO[bytes]) -> list[str]:

@@ -39,7 +39,7 @@ def new_value(t: Type, name: str = "", mapped: bool = False, owned: bool = True)
             if isinstance(child, Container):
                 s.adopt(child)
         return s
-    if t == URL:
+    if t is URL:  # identity: one object stands for the type (types.LIBRARY_TYPES)
         return UrlFuture(name, mapped=mapped)
     if bt == FILE:
         return FileFuture(name, mapped=mapped)
