@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 from engine.errors import CompileError, CompileErrors
 from engine.lang import ast
 from engine.lang.check import check_program
-from engine.lang.deep_stack import RECURSION_LIMIT, call_with_deep_stack
+from engine.lang.deep_stack import call_with_deep_stack
 from engine.lang.ir import Program
 from engine.lang.parser import parse_file
 from engine.lang.symbols import LibraryFunction
@@ -36,8 +36,8 @@ def compile(path: str, library: Mapping[str, LibraryFunction],
     try:
         return call_with_deep_stack(passes)
     except RecursionError:
-        raise CompileError(path, 1, 1, "the program is nested too deeply to compile (more than about"
-                                       f" {RECURSION_LIMIT // 10} levels of blocks or operators)") from None
+        raise CompileError(path, 1, 1, "the program is nested too deeply to compile: split its longest"
+                                       " expression or its deepest nesting of blocks") from None
 
 
 def resolve_imports(main_module: ast.Module, path: str, include_dirs: Sequence[str]) -> list[ast.Item]:

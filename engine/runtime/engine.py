@@ -157,8 +157,8 @@ class Engine(Interpreter):
             self._start(checked)
             self._loop()
         except RecursionError:
-            raise SwiftRuntimeError("the program is nested too deeply to run (more than about"
-                                    f" {RUN_RECURSION_LIMIT // 10} levels of blocks or operators)") from None
+            raise SwiftRuntimeError("the program is nested too deeply to run: split its longest expression"
+                                    " or its deepest nesting of blocks") from None
         finally:
             self.flush_output()
             if self.scheduler is not None:
