@@ -9,14 +9,9 @@ from __future__ import annotations
 
 import psutil
 
+from engine.scheduler.lifetime import processes_with_env
+
 
 def marked(variable: str, mark: str) -> list[psutil.Process]:
     """Live (non-zombie) processes whose environment has `variable` = `mark`."""
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get(variable) == mark and process.status() != psutil.STATUS_ZOMBIE:
-                found.append(process)
-        except psutil.Error:
-            continue
-    return found
+    return processes_with_env(variable, mark)

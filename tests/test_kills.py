@@ -59,3 +59,35 @@ def test_killing_the_engine_leaves_no_process(tmp_path: Path, transport: str, si
             engine.kill()
         for process in _marked(mark):
             process.kill()
+
+
+def test_a_lost_workers_app_is_ended_and_its_task_runs_again(tmp_path: Path) -> None:
+    """kill -9 of a local worker: the app it ran (in a session of its own, so not in the
+    worker's group) is found and ended, and the task runs again elsewhere (issue 16 item 1)."""
+    (tmp_path / "once.swift").write_text(
+        'app (file o) once() { "sh" "-c" "if [ -e first ]; then echo second; '
+        'else echo $$ > first.tmp; mv first.tmp first; sleep 60; echo first; fi" @stdout=o }\n'
+        'file f <"result.txt"> = once();\n')
+    mark = uuid.uuid4().hex
+    env = {**os.environ, "PYTHONPATH": str(ROOT), MARK: mark}
+    engine = subprocess.Popen([sys.executable, "-m", "engine.cli", "run", "-n", "3", "--transport", "local",
+                               "once.swift"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "first").exists():
+            assert engine.poll() is None and time.monotonic() < deadline, "the app never started"
+            time.sleep(0.05)
+        app = psutil.Process(int((tmp_path / "first").read_text()))
+        worker = app.parent()
+        assert worker is not None and worker.pid != engine.pid
+        worker.kill()
+        app.wait(timeout=20)  # ended by the engine once it saw the worker go (TimeoutExpired otherwise)
+        out, err = engine.communicate(timeout=60)
+    finally:
+        if engine.poll() is None:
+            engine.kill()
+        for process in _marked(mark):
+            process.kill()
+    assert engine.returncode == 0, err
+    assert (tmp_path / "result.txt").read_text() == "second\n"

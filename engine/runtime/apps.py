@@ -40,7 +40,6 @@ SECRET_VARIABLES = frozenset({
 })
 _MAX_TAIL_LINE = 1000  # characters kept per stderr line in error messages
 _running: set[subprocess.Popen[bytes]] = set()
-_inherited: dict[tuple[str, ...], dict[str, str]] = {}  # hidden variables -> our environment without them
 
 _handler_installed = False
 
@@ -129,13 +128,7 @@ def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str]) -> tup
 
 def _app_environment(spec: AppSpec) -> dict[str, str]:
     """The app's environment: the spec's (or ours) without any secret variable."""
-    if spec.env is not None:
-        return _without_secrets(dict(spec.env), spec.hidden_env)
-    # Ours is the same for every app of a run: filter it once (it costs a copy per app otherwise).
-    environment = _inherited.get(spec.hidden_env)
-    if environment is None:
-        environment = _inherited[spec.hidden_env] = _without_secrets(os.environ, spec.hidden_env)
-    return environment
+    return _without_secrets(dict(spec.env) if spec.env is not None else os.environ, spec.hidden_env)
 
 
 def _without_secrets(environment: Mapping[str, str], hidden: tuple[str, ...]) -> dict[str, str]:

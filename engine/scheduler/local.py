@@ -26,18 +26,22 @@ import multiprocessing
 import os
 import signal
 import time
+import uuid
 from multiprocessing.connection import Connection, wait
 from typing import Any, Sequence
 
 import psutil
 
-from engine.scheduler.lifetime import die_with_parent
+from engine.scheduler.lifetime import die_with_parent, processes_with_env
 from engine.scheduler.protocol import STOP, STOP_MESSAGE, Incoming, WorkerGone
 from engine.scheduler.worker import node_name, serve
 
 
+WORKER_TOKEN_ENV = "SWIFTCLOUD_WORKER_TOKEN"
+
+
 def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, runner: str,
-                 node: str) -> None:
+                 node: str, token: str) -> None:
     """Entry point of a forked worker process."""
     # Engine-side ends of earlier workers' pipes came along with the fork;
     # holding them would hide the engine's death from those workers.
@@ -46,6 +50,7 @@ def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, 
     os.setpgrp()
     die_with_parent(signal.SIGTERM)  # the engine's death, even by kill -9, ends us and our apps
     os.environ["SWIFTCLOUD_NODE"] = node
+    os.environ[WORKER_TOKEN_ENV] = token  # every app inherits it: found again if we are lost
     serve(conn.recv, conn.send, worker_id, runner)
 
 
@@ -65,6 +70,7 @@ class LocalTransport:
         self._procs: list[Any] = []  # multiprocessing Process objects, by worker id
         self._conns: list[Connection] = []
         self._gone: set[int] = set()
+        self._tokens = [uuid.uuid4().hex for _ in self._nodes]  # per worker, inherited by its apps
         self._stopped: set[int] = set()
         self._owner: dict[Any, int] = {}  # connection or sentinel -> worker id
         self._closed = False
@@ -76,7 +82,7 @@ class LocalTransport:
             ours, theirs = context.Pipe(duplex=True)
             proc = context.Process(
                 target=_worker_main, name=f"swiftcloud-worker-{worker_id}",
-                args=(theirs, [*self._conns, ours], worker_id, self._runner, node))
+                args=(theirs, [*self._conns, ours], worker_id, self._runner, node, self._tokens[worker_id]))
             proc.start()
             theirs.close()
             self._procs.append(proc)
@@ -134,6 +140,10 @@ class LocalTransport:
         # pipe but lingers is no use to us). Unreaped, its pid (= group id)
         # cannot have been reused.
         _signal_group(proc.pid, signal.SIGKILL)
+        # Apps run in sessions of their own and are orphaned now: find them by the
+        # token the worker gave them, so a lost attempt does not run on beside its retry.
+        for app in processes_with_env(WORKER_TOKEN_ENV, self._tokens[worker]):
+            _signal_group(app.pid, signal.SIGKILL)
         proc.join()
         self._conns[worker].close()
         if lingering and not why:
