@@ -7,6 +7,8 @@ carry it. Tests use this only to assert and to clean up what they started.
 
 from __future__ import annotations
 
+import time
+
 import psutil
 
 from engine.scheduler.lifetime import processes_with_env
@@ -15,3 +17,12 @@ from engine.scheduler.lifetime import processes_with_env
 def marked(variable: str, mark: str) -> list[psutil.Process]:
     """Live (non-zombie) processes whose environment has `variable` = `mark`."""
     return processes_with_env(variable, mark)
+
+
+def left_after(variable: str, mark: str, timeout: float) -> list[psutil.Process]:
+    """The marked processes still running after up to `timeout` seconds of waiting for none.
+    Zombies count as gone: killed orphans may wait a while for init to reap them."""
+    deadline = time.monotonic() + timeout
+    while (alive := marked(variable, mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive

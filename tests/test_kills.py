@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.marked import marked
+from tests.marked import left_after, marked
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = "SWIFTCLOUD_KILL_TEST"
@@ -52,8 +52,8 @@ def test_killing_the_engine_leaves_no_process(tmp_path: Path, transport: str, si
         assert set(apps) <= {p.pid for p in _marked(mark)}
         engine.send_signal(signum)
         engine.wait(timeout=30)
-        gone, alive = psutil.wait_procs(_marked(mark), timeout=20)
-        assert not alive, f"left behind: {[(p.pid, p.cmdline()) for p in alive]}"
+        alive = left_after(MARK, mark, timeout=20)
+        assert not alive, f"left behind: {alive}"
     finally:
         if engine.poll() is None:
             engine.kill()

@@ -23,7 +23,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.marked import marked
+from tests.marked import left_after, marked
 
 from engine.observe.restart import read_restart_log
 from engine.observe.runlog import read_events
@@ -96,8 +96,8 @@ def test_a_crashed_run_resumes_with_only_the_rest(tmp_path: Path, reference: dic
             ranks[0].send_signal(signum)
         first.communicate(timeout=60)
         assert first.returncode != 0
-        gone, alive = psutil.wait_procs(_marked(mark), timeout=20)
-        assert not alive, f"left behind: {[p.cmdline() for p in alive]}"
+        alive = left_after(MARK, mark, timeout=20)
+        assert not alive, f"left behind: {alive}"
     finally:
         if first.poll() is None:
             first.kill()
