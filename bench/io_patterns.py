@@ -10,8 +10,12 @@ the moment they start together until the last one ends (read-after-write
 counts both directions); each figure is the median of --repeat runs. The
 page cache is not dropped, as on a real node.
 
-Servers (MinIO, sshd, the s3fs mount, MosaStore with 4 benefactors) are started on 127.0.0.1 in a temporary
-state directory and stopped at the end. Prints a table and writes
+Servers (MinIO, sshd, the s3fs mount, MosaStore with 4 benefactors, a
+chirp_server with our FUSE mount) are started on 127.0.0.1 in a temporary
+state directory and stopped at the end. `chirp` stages with our protocol
+client, `chirp-shared` goes through the mount, and `chirp-tools` moves the
+same files with Chirp's own `chirp_put` / `chirp_get` (one process per
+file), to show which staging client is faster. Prints a table and writes
 io_patterns.json plus read.png, write.png and read_after_write.png to --out.
 
     .venv/bin/python bench/io_patterns.py --sizes 1,10 --out /tmp/io
@@ -25,6 +29,7 @@ import multiprocessing
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,6 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from storage_adapters import open_storage  # noqa: E402
 from storage_adapters.base import StorageAdapter  # noqa: E402
+from storage_adapters.chirp import service as chirp_service  # noqa: E402
 from storage_adapters.services import start_service, stop_service  # noqa: E402
 
 MB = 1024 * 1024
@@ -42,17 +48,47 @@ PATTERNS = ("read", "write", "read_after_write")
 REFERENCE = "local disk"
 BACKEND_SERVICES = {
     "local": [], "s3": ["minio"], "scp": ["sshd"], "s3fs": ["minio", "s3fs"], "mosastore": ["mosastore"],
+    "chirp": ["chirp"], "chirp-shared": ["chirp"], "chirp-tools": ["chirp"],
 }
-# The storage study's comparison: the aggregated node-local store against the remote object store.
-COMPARISONS = (("mosastore", REFERENCE), ("mosastore", "s3fs"))
+# The storage study's comparison: the aggregated node-local store against the remote object store;
+# and our Chirp protocol client against Chirp's own tools.
+COMPARISONS = (("mosastore", REFERENCE), ("mosastore", "s3fs"), ("chirp", "chirp-tools"))
+# Stores that are a backend in another mode: a table in the generated swiftcloud.toml.
+CONFIG = '[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n'
+
+
+class ChirpTools:
+    """Staging with Chirp's command-line clients, one process per file (argv lists, no shell)."""
+
+    def __init__(self, server: str, directory: str) -> None:
+        self.server = server
+        self.env = chirp_service.environment()
+        self._run(["chirp", "-a", "unix", "-t", "60", server, "mkdir", "-p", f"/{directory}"])
+
+    def _run(self, argv: list[str]) -> None:
+        subprocess.run(argv, env=self.env, check=True, capture_output=True, timeout=600)
+
+    def put_file(self, local: str, remote: str) -> None:
+        self._run(["chirp_put", "-a", "unix", "-t", "60", local, self.server, f"/{remote}"])
+
+    def get_file(self, remote: str, local: str) -> None:
+        self._run(["chirp_get", "-a", "unix", "-t", "60", self.server, f"/{remote}", local])
+
 
 # Per worker process: the opened store (None for the local-disk reference).
-_adapter: StorageAdapter | None = None
+_adapter: StorageAdapter | ChirpTools | None = None
 
 
-def _open_in_worker(backend: str) -> None:
+def _open_in_worker(backend: str, config: str) -> None:
     global _adapter
-    _adapter = None if backend == REFERENCE else open_storage(backend)
+    if backend == REFERENCE:
+        _adapter = None
+    elif backend == "chirp-tools":
+        record = chirp_service.status(os.environ["SWIFTCLOUD_STATE_DIR"])
+        assert record is not None, "the chirp service is not running"
+        _adapter = ChirpTools(record.info["server"], f"bench-{backend}")
+    else:
+        _adapter = open_storage(backend, config)
 
 
 def _task(job: tuple[str, str, str, str]) -> None:
@@ -74,7 +110,8 @@ def measure(backend: str, sizes: list[int], tasks: int, repeat: int, work: str) 
     """MB/s per pattern and size for one backend (or the reference): the median of `repeat` runs."""
     results: dict[str, dict[int, float]] = {pattern: {} for pattern in PATTERNS}
     context = multiprocessing.get_context("spawn")
-    with context.Pool(tasks, initializer=_open_in_worker, initargs=(backend,)) as pool:
+    config = os.path.join(work, "swiftcloud.toml")
+    with context.Pool(tasks, initializer=_open_in_worker, initargs=(backend, config)) as pool:
         pool.map(time.sleep, [0.0] * tasks)  # all workers started and their stores opened
         for size in sizes:
             sources = [os.path.join(work, "sources", f"{size}MB-{index}") for index in range(tasks)]
@@ -86,7 +123,7 @@ def measure(backend: str, sizes: list[int], tasks: int, repeat: int, work: str) 
 
             def remote(pattern: str, index: int) -> str:
                 name = f"{pattern}-{size}MB-{index}"
-                return os.path.join(store_dir, name) if store_dir else f"bench/{name}"
+                return os.path.join(store_dir, name) if store_dir else f"bench-{backend}/{name}"
 
             # The read pattern needs its files in the store beforehand.
             pool.map(_task, [("write", sources[i], remote("read", i), "") for i in range(tasks)])
@@ -129,6 +166,8 @@ def services_for(backends: list[str], state_dir: str) -> Iterator[None]:
     finally:
         for service in reversed(started):
             stop_service(service, state_dir)
+        if "chirp" in started:
+            chirp_service.purge(state_dir)
 
 
 def plot(results: dict[str, dict[str, dict[int, float]]], sizes: list[int], tasks: int, out: str) -> list[str]:
@@ -185,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help="also measure 500 MB files")
     parser.add_argument("--tasks", type=int, default=4, help="concurrent tasks K (default 4)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is kept (default 3)")
-    parser.add_argument("--backends", default="local,s3,scp,s3fs,mosastore", help="backends to measure")
+    parser.add_argument("--backends", default="local,s3,scp,s3fs,mosastore,chirp,chirp-shared",
+                        help=f"backends to measure, of {', '.join(BACKEND_SERVICES)}")
     parser.add_argument("--out", default="io_patterns", help="directory for the JSON results and plots")
     parser.add_argument("--work", default=None, help="local-disk directory for sources and copies (default: a temp dir)")
     args = parser.parse_args(argv)
@@ -200,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     # Workers open their stores in try-it mode from this state directory.
     os.environ["SWIFTCLOUD_STATE_DIR"] = state_dir
     os.environ["SWIFTCLOUD_STORE"] = os.path.join(work, "local-store")
+    with open(os.path.join(work, "swiftcloud.toml"), "w") as handle:
+        handle.write(CONFIG)
     try:
         make_sources(work, sizes, args.tasks)
         results: dict[str, dict[str, dict[int, float]]] = {}

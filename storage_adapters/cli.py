@@ -27,7 +27,7 @@ Handler = Callable[[argparse.Namespace], int]
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Register `services`, `put` and `get` on the CLI's sub-parsers."""
     services = subparsers.add_parser(
-        "services", help="start, stop or show local test servers (MinIO, sshd, s3fs mount)",
+        "services", help="start, stop or show local test servers (MinIO, sshd, s3fs, MosaStore, Chirp)",
         description="Run storage servers on 127.0.0.1 under a state directory, for tests and for trying a backend.",
     )
     services.add_argument("action", choices=["start", "stop", "status"])
@@ -36,6 +36,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     services.add_argument("--config", help="configuration file (default: ./swiftcloud.toml if present)")
     services.add_argument("--benefactors", type=int, metavar="K",
                           help="mosastore: benefactors (emulated nodes) to start (default 4)")
+    services.add_argument("--servers", type=int, metavar="N",
+                          help="chirp: chirp_servers (one per emulated node) to start (default 1)")
     services.set_defaults(handler=_guarded(run_services))
 
     put = subparsers.add_parser("put", help="copy a local file or directory into the store")
@@ -60,9 +62,13 @@ def run_services(args: argparse.Namespace) -> int:
     """`swiftcloud services start|stop|status NAME`."""
     state_dir = os.path.abspath(args.state_dir or state_dir_from(read_config(args.config)))
     if args.action == "start":
-        options = {} if args.benefactors is None else {"benefactors": args.benefactors}
-        if options and args.name != "mosastore":
-            raise UsageError("--benefactors applies to mosastore only")
+        options: dict[str, object] = {}
+        for option, service in (("benefactors", "mosastore"), ("servers", "chirp")):
+            value = getattr(args, option)
+            if value is not None:
+                if args.name != service:
+                    raise UsageError(f"--{option} applies to {service} only")
+                options[option] = value
         record = start_service(args.name, state_dir, **options)
         print(f"{args.name} running ({_describe(record)}); state in {state_dir}")
         return EXIT_OK

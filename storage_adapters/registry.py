@@ -27,6 +27,10 @@ class BackendEntry:
 
 
 _BACKENDS: dict[str, BackendEntry] = {
+    "chirp": BackendEntry(
+        "storage_adapters.chirp.adapter:ChirpAdapter",
+        "apt-get install coop-computing-tools; for mode \"shared\" also pip install pyfuse3 trio (see setup.d/35-chirp.sh)",
+    ),
     "local": BackendEntry("storage_adapters.local:LocalAdapter", "nothing (built in)"),
     "mosastore": BackendEntry(
         "storage_adapters.mosastore.adapter:MosaStoreAdapter",

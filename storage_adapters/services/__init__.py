@@ -15,6 +15,7 @@ from storage_adapters.errors import ServiceError
 from storage_adapters.services.common import ServiceRecord
 
 _SERVICE_MODULES = {
+    "chirp": "storage_adapters.chirp.service",
     "minio": "storage_adapters.services.minio",
     "mosastore": "storage_adapters.mosastore.service",
     "s3fs": "storage_adapters.services.s3fs_mount",
@@ -35,7 +36,7 @@ def _module(name: str) -> ModuleType:
 
 def start_service(name: str, state_dir: str, **options: object) -> ServiceRecord:
     """Start service `name` under `state_dir` (or return it if already running);
-    `options` are the service's own (mosastore: `benefactors`)."""
+    `options` are the service's own (mosastore: `benefactors`, chirp: `servers`)."""
     return _module(name).start(state_dir, **options)
 
 

@@ -4,8 +4,9 @@ The reference is independent of the workflow: one real `blastp` against the unsp
 database, built and searched here, with `-dbsize` and `-max_target_seqs` counted here
 from the FASTA file. The merged table must equal it line for line, all 12 columns, and
 every planted homolog (from the generator's truth table) must be its query's top hit.
-The same run under the staging stores (`--storage s3` on MinIO, `--storage scp` on
-sshd, both started here on loopback) must give byte-identical hit tables.
+The same run under other stores (`--storage s3` on MinIO, `--storage scp` on sshd,
+`--storage chirp` on a chirp_server, staged and through our mount, all started here on
+loopback) must give byte-identical hit tables.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from storage_adapters.chirp import service as chirp_service
 from storage_adapters.errors import MissingDependencyError, StorageConfigError
 from storage_adapters.services import service_status, start_service, stop_service
 
@@ -33,8 +35,10 @@ PROTEINS = 600
 QUERIES = 12
 EXPECTED_APP_CALLS = {"generate": 1, "split_fasta": 1, "makeblastdb": FRAGMENTS, "blastp": FRAGMENTS,
                       "merge_hits": 1}
-STAGING_BACKENDS = ("s3", "scp")
-SERVICE_FOR = {"s3": "minio", "scp": "sshd"}
+STORE_BACKENDS = ("s3", "scp", "chirp", "chirp-shared")
+SERVICE_FOR = {"s3": "minio", "scp": "sshd", "chirp": "chirp", "chirp-shared": "chirp"}
+# `chirp-shared`: the chirp service in shared mode, through our FUSE mount.
+STORE_CONFIG = '[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n'
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("blastp") and shutil.which("makeblastdb")),
@@ -208,29 +212,32 @@ def test_too_many_fragments_is_a_clear_user_error(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def staging_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """MinIO (for --storage s3) and sshd (for --storage scp) on loopback, in one state
-    directory; the environment for CLI runs that use them. Stopped by the PIDs they started."""
+def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """MinIO (for --storage s3), sshd (for --storage scp) and a chirp_server with our mount
+    (for --storage chirp) on loopback, in one state directory; the environment for CLI runs
+    that use them. Stopped by the PIDs they started."""
     state = tmp_path_factory.mktemp("stores")
     started: list[str] = []
     try:
-        for backend in STAGING_BACKENDS:
+        for name in dict.fromkeys(SERVICE_FOR[backend] for backend in STORE_BACKENDS):
             try:
-                start_service(SERVICE_FOR[backend], str(state))
+                start_service(name, str(state))
             except (MissingDependencyError, StorageConfigError) as error:
-                pytest.skip(f"{SERVICE_FOR[backend]} (for --storage {backend}) cannot run here: {error}")
-            started.append(SERVICE_FOR[backend])
+                pytest.skip(f"{name} cannot run here: {error}")
+            started.append(name)
         yield {**os.environ, "SWIFTCLOUD_STATE_DIR": str(state)}
     finally:
         for name in reversed(started):
             stop_service(name, str(state))
         assert all(service_status(name, str(state)) is None for name in started)
+        chirp_service.purge(str(state))
 
 
-@pytest.mark.parametrize("backend", STAGING_BACKENDS)
-def test_staging_store_gives_the_same_hits_as_plain_paths(backend: str, staging_stores: dict[str, str],
-                                                          generated: Path, tmp_path: Path) -> None:
-    result = run_workflow(tmp_path, *SMALL_RUN, storage=backend, env=staging_stores)
+@pytest.mark.parametrize("backend", STORE_BACKENDS)
+def test_a_store_gives_the_same_hits_as_plain_paths(backend: str, stores: dict[str, str],
+                                                    generated: Path, tmp_path: Path) -> None:
+    (tmp_path / "swiftcloud.toml").write_text(STORE_CONFIG)
+    result = run_workflow(tmp_path, *SMALL_RUN, storage=backend, env=stores)
     assert result.returncode == 0, result.stderr
     assert result.stdout == (generated / "stdout.txt").read_text()
     assert app_calls(tmp_path / "run") == EXPECTED_APP_CALLS
@@ -239,7 +246,7 @@ def test_staging_store_gives_the_same_hits_as_plain_paths(backend: str, staging_
         fetched = tmp_path / "fetched" / name
         got = subprocess.run([sys.executable, "-m", "engine.cli", "get", "--storage", backend,
                               f"out/{name}", str(fetched)], cwd=tmp_path,
-                             env=dict(staging_stores, PYTHONPATH=str(REPO)),
+                             env=dict(stores, PYTHONPATH=str(REPO)),
                              capture_output=True, text=True, timeout=120)
         assert got.returncode == 0, got.stderr
         assert fetched.read_bytes() == (generated / "out" / name).read_bytes(), name

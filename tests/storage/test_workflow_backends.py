@@ -1,8 +1,8 @@
 """The same workflow under every storage backend gives byte-identical outputs.
 
 Runs `examples/file_pipeline.swift` through the CLI with `--storage
-local|s3|scp|s3fs` against real servers started on 127.0.0.1 (MinIO, sshd,
-s3fs-fuse) in one state directory — the same code `swiftcloud services start`
+local|s3|scp|s3fs|chirp|chirp-shared` against real servers started on
+127.0.0.1 (MinIO, sshd, s3fs-fuse, chirp_server with our mount) in one state directory — the same code `swiftcloud services start`
 uses — then fetches the outputs with `swiftcloud get` and compares their bytes
 with a run on plain local paths. Also checks that a bad configuration fails
 before any task runs, naming the backend, without leaking a credential.
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from storage_adapters.chirp import service as chirp_service
 from storage_adapters.errors import MissingDependencyError, StorageConfigError
 from storage_adapters.services import service_status, start_service, stop_service
 
@@ -34,12 +35,13 @@ def swiftcloud(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
 
 @pytest.fixture(scope="module")
 def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
-    """MinIO, sshd and an s3fs mount in one state directory; stopped by the PIDs they started."""
+    """MinIO, sshd, an s3fs mount and a chirp_server in one state directory; stopped by the PIDs
+    they started. `chirp-shared` is the chirp service in shared mode (a table with just the mode)."""
     state = tmp_path_factory.mktemp("services")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(state)}
     started: list[str] = []
     try:
-        for name in ("minio", "sshd", "s3fs"):
+        for name in ("minio", "sshd", "s3fs", "chirp"):
             try:
                 start_service(name, str(state))
             except (MissingDependencyError, StorageConfigError) as error:
@@ -50,6 +52,8 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, d
         for name in reversed(started):
             stop_service(name, str(state))
         assert all(service_status(n, str(state)) is None for n in started)
+        if "chirp" in started:
+            chirp_service.purge(str(state))
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -64,9 +68,10 @@ def test_pipeline_outputs_identical_on_every_backend(services: tuple[Path, dict[
     plain = swiftcloud("run", str(PIPELINE), "--lines=5000", cwd=reference_dir, env=env)
     assert plain.returncode == 0, plain.stderr
     expected = digests(reference_dir)
-    for backend in ("local", "s3", "scp", "s3fs"):
+    for backend in ("local", "s3", "scp", "s3fs", "chirp", "chirp-shared"):
         work = tmp_path / backend
         work.mkdir()
+        (work / "swiftcloud.toml").write_text('[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n')
         run = swiftcloud("run", "--storage", backend, str(PIPELINE), "--lines=5000", cwd=work, env=env)
         assert run.returncode == 0, f"{backend}: {run.stderr}"
         assert run.stdout == plain.stdout, backend
@@ -107,9 +112,10 @@ def test_glob_lists_the_store_and_apps_read_what_it_found(services: tuple[Path, 
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout == "data/a.txt data/b.txt data/sub/d.txt\n"
     assert (local / "out/all.txt").read_text() == "A\nB\nD\n"
-    for backend in ("local", "s3", "scp", "s3fs"):
+    for backend in ("local", "s3", "scp", "s3fs", "chirp", "chirp-shared"):
         work = tmp_path / backend
         work.mkdir()
+        (work / "swiftcloud.toml").write_text('[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n')
         (work / "glob.swift").write_text(GLOB_SCRIPT)
         for path in GLOB_DATA:  # into the store only: glob must not look at local disk
             put = swiftcloud("put", "--storage", backend, str(local / path), path, cwd=work, env=env)

@@ -24,9 +24,10 @@ from typing import Any
 import pyfuse3
 import trio
 
+from storage_adapters.fuse.callers import caller_node, killed_by_signal, thread_group
+from storage_adapters.fuse.handlers import decode_name, translated
 from storage_adapters.mosastore.client.cache import ChunkCache
-from storage_adapters.mosastore.client.callers import caller_node, killed_by_signal, thread_group
-from storage_adapters.mosastore.client.common import decode_name, entry, translated
+from storage_adapters.mosastore.client.common import entry
 from storage_adapters.mosastore.client.files import ChunkReader, Context, PendingFile
 from storage_adapters.mosastore.client.netem import LinkEmulator
 from storage_adapters.mosastore.client.store import StoreClient

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pyfuse3
 
-from storage_adapters.mosastore.client.common import translated
+from storage_adapters.fuse.handlers import translated
 from storage_adapters.mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, Plan, parse_hint
 
 if TYPE_CHECKING:

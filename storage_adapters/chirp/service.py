@@ -1,0 +1,270 @@
+"""`swiftcloud services start chirp [--servers N]`: real chirp_servers on 127.0.0.1, and a mount.
+
+Each server `nodeI` serves `<state>/chirp/nodeI/root` on a free loopback
+port and keeps files private to the user it runs as (mode 700 directories,
+600 files). Started by root, chirp_server insists on switching to an
+unprivileged user once a client is authenticated: the system user
+`swiftcloud` that setup creates, else `nobody`. That user must be able to
+reach the data, and a state directory under a private home (or pytest's
+temporary directories) is not reachable, so root's servers keep their data
+in `/var/lib/swiftcloud/chirp/<state digest>/nodeI` and `<state>/chirp/nodeI/root`
+is a symbolic link to it; `purge` removes it. Servers accept only `unix`
+authentication: a client proves its uid
+by creating a file the server names. Its ACL grants read, write, list and
+delete to the subjects configured, by default `unix:<the user who started
+it>`, and nothing to anyone else. `-u 127.0.0.1` sends the server's catalog
+reports to this machine instead of the public catalog it would use by
+default, so no traffic leaves the host.
+
+Server `node0` is also mounted at `<state>/chirp/mnt` with our FUSE client,
+for the shared mode. `stop` unmounts, then stops every server (and the
+per-connection processes it forked) by the PIDs recorded at start; files stay,
+so a later `start` serves them again.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import pwd
+import shutil
+import signal
+import sys
+import time
+from dataclasses import asdict
+from typing import Any
+
+import psutil
+
+from storage_adapters.errors import MissingDependencyError, ServiceError
+from storage_adapters.fuse.mounting import Process, module_environment, mount_client, started, unmount
+from storage_adapters.services.common import (
+    LOOPBACK,
+    ServiceRecord,
+    forget_record,
+    free_port,
+    load_record,
+    port_open,
+    running_record,
+    save_record,
+    service_dir,
+    spawn,
+    wait_until,
+)
+
+NAME = "chirp"
+FSTYPE = "fuse.chirp"
+SERVER_USER = "swiftcloud"
+RIGHTS = "rwld"
+ROOT_DATA = "/var/lib/swiftcloud/chirp"
+INSTALL_HINT = "apt-get install coop-computing-tools (see setup.d/35-chirp.sh)"
+
+
+def find_binary() -> str:
+    """The chirp_server program, or MissingDependencyError saying how to install it."""
+    binary = shutil.which("chirp_server")
+    if binary is None:
+        raise MissingDependencyError(f"chirp_server is not installed: {INSTALL_HINT}")
+    return binary
+
+
+def default_subjects() -> list[str]:
+    """The Chirp subject of the user running this: `unix:NAME`."""
+    return [f"unix:{pwd.getpwuid(os.geteuid()).pw_name}"]
+
+
+def server_user() -> str | None:
+    """The unprivileged user a root-started server switches to (None when not root)."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        pwd.getpwnam(SERVER_USER)
+        return SERVER_USER
+    except KeyError:
+        return "nobody"
+
+
+def node_names(count: int) -> list[str]:
+    return [f"node{index}" for index in range(count)]
+
+
+def data_directory(state_dir: str, node: str) -> str:
+    """Where server `node` of the service in `state_dir` keeps its files (see the module docstring)."""
+    if os.geteuid() != 0:
+        return os.path.join(service_dir(state_dir, NAME), node, "root")
+    digest = hashlib.sha256(os.path.realpath(state_dir).encode()).hexdigest()[:16]
+    return os.path.join(ROOT_DATA, digest, node)
+
+
+def purge(state_dir: str) -> None:
+    """Delete the files of a stopped service's servers (after `stop`)."""
+    for node_dir in glob.glob(os.path.join(service_dir(state_dir, NAME), "node*")):
+        shutil.rmtree(data_directory(state_dir, os.path.basename(node_dir)), ignore_errors=True)
+    if os.geteuid() == 0:
+        digest_dir = os.path.dirname(data_directory(state_dir, "node0"))
+        shutil.rmtree(digest_dir, ignore_errors=True)
+
+
+def _private_directory(path: str, user: str | None) -> None:
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    os.chmod(path, 0o700)
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+
+
+def _write_private(path: str, text: str, user: str | None) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(text)
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+
+
+def start_server(state_dir: str, node: str, subjects: list[str]) -> Process:
+    """One chirp_server for `node`; returns once it accepts connections."""
+    binary = find_binary()
+    user = server_user()
+    directory = os.path.join(service_dir(state_dir, NAME), node)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    data = data_directory(state_dir, node)
+    root, transient = os.path.join(data, "root"), os.path.join(data, "transient")
+    if user is not None:
+        os.makedirs(os.path.dirname(data), mode=0o755, exist_ok=True)
+        _private_directory(data, user)
+        link = os.path.join(directory, "root")
+        if not os.path.islink(link):
+            os.symlink(root, link)
+    _private_directory(root, user)
+    _private_directory(transient, user)
+    # The default ACL (for directories without one) and the root's own ACL, which the
+    # server would otherwise create granting only its own user; both are read by the
+    # server once it runs as `user`, so they live with the data.
+    acl = os.path.join(data if user is not None else directory, "acl")
+    for path in (acl, os.path.join(root, ".__acl")):
+        _write_private(path, "".join(f"{subject} {RIGHTS}\n" for subject in subjects), user)
+    port = free_port()
+    log = os.path.join(directory, "server.log")
+    argv = [binary, "--root", root, "--interface", LOOPBACK, "--port", str(port), "--default-acl", acl,
+            "--auth", "unix", "--advertise", LOOPBACK, "--catalog-name", node,
+            "--transient", transient, "--debug-file", log, "--no-core-dump"]
+    if user is not None:
+        argv += ["--user", user]
+    process = spawn(argv, log)
+    wait_until(lambda: port_open(port), process, f"chirp_server {node}", log, timeout=30)
+    return started("server", process, log, port, node)
+
+
+def mount(mountpoint: str, server: str, spool_dir: str, log: str, root: str = "/") -> Process:
+    """Mount `root` of the chirp_server at `server` on `mountpoint`; returns once mounted."""
+    os.makedirs(mountpoint, exist_ok=True)
+    os.makedirs(spool_dir, mode=0o700, exist_ok=True)
+    mountpoint = os.path.realpath(mountpoint)
+    argv = [sys.executable, "-m", "storage_adapters.chirp", "mount", "--mount", mountpoint, "--server", server,
+            "--root", root, "--spool-dir", spool_dir]
+    return mount_client(argv, mountpoint, FSTYPE, "the Chirp client", log)
+
+
+def release(mountpoint: str, client: Process | None) -> None:
+    """Unmount a Chirp mount and wait for its client to end."""
+    unmount(mountpoint, FSTYPE, client)
+
+
+def stop_server(process: Process, timeout: float = 10.0) -> None:
+    """Stop a server and every process it forked for a connection. Those share the process
+    group the server leads (it was started in a session of its own), so the group is
+    signalled, and waited for until none of it is left."""
+    if process.running():
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + timeout
+        while _group_members(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for member in _group_members(process.pid):
+            member.kill()
+    process.stop()
+
+
+def _group_members(group: int) -> list[psutil.Process]:
+    """The live (not zombie) processes of process group `group`."""
+    members = []
+    for candidate in psutil.process_iter():
+        try:
+            if os.getpgid(candidate.pid) == group and candidate.status() != psutil.STATUS_ZOMBIE:
+                members.append(candidate)
+        except (OSError, psutil.Error):
+            continue
+    return members
+
+
+def start(state_dir: str, servers: int = 1, subjects: list[str] | None = None) -> ServiceRecord:
+    """Start `servers` chirp_servers and mount the first (or return the running service)."""
+    existing = running_record(state_dir, NAME)
+    if existing is not None:
+        return existing
+    if not 1 <= servers <= 64:
+        raise ServiceError(f"--servers must be between 1 and 64, not {servers}")
+    directory = service_dir(state_dir, NAME)
+    subjects = subjects or default_subjects()
+    started_servers: list[Process] = []
+    mountpoint = os.path.realpath(os.path.join(directory, "mnt"))
+    client: Process | None = None
+    try:
+        for node in node_names(servers):
+            started_servers.append(start_server(state_dir, node, subjects))
+        address = f"{LOOPBACK}:{started_servers[0].port}"
+        client = mount(mountpoint, address, os.path.join(directory, "spool"), os.path.join(directory, "client.log"))
+    except BaseException:
+        _stop_all(mountpoint, client, started_servers)
+        raise
+    info: dict[str, Any] = {
+        "server": address, "mountpoint": mountpoint, "nodes": ",".join(node_names(servers)),
+        "servers": ",".join(f"{LOOPBACK}:{process.port}" for process in started_servers),
+        "subjects": ",".join(subjects), "log": directory,
+        "processes": [asdict(process) for process in [*started_servers, client]],
+    }
+    first = started_servers[0]
+    record = ServiceRecord(NAME, first.pid, first.create_time, info)
+    save_record(state_dir, record)
+    return record
+
+
+def processes(record: ServiceRecord) -> list[Process]:
+    """The processes of a started service, servers first and the mount's client last."""
+    return [Process(**entry) for entry in record.info["processes"]]
+
+
+def _stop_all(mountpoint: str, client: Process | None, servers: list[Process]) -> None:
+    release(mountpoint, client)
+    for server in servers:
+        stop_server(server)
+
+
+def stop(state_dir: str) -> bool:
+    """Unmount and stop every server; False if the service was not running."""
+    record = load_record(state_dir, NAME)
+    if record is None:
+        return False
+    recorded = processes(record)
+    running = any(process.running() for process in recorded)
+    clients = [process for process in recorded if process.role == "client"]
+    _stop_all(record.info["mountpoint"], clients[0] if clients else None,
+              [process for process in recorded if process.role == "server"])
+    forget_record(state_dir, NAME)
+    return running
+
+
+def status(state_dir: str) -> ServiceRecord | None:
+    """The service's record while its first server runs, or None."""
+    return running_record(state_dir, NAME)
+
+
+def environment() -> dict[str, str]:
+    """The environment for Chirp's own command-line tools: never a catalog beyond this host."""
+    env = module_environment()
+    env["CATALOG_HOST"] = LOOPBACK
+    return env

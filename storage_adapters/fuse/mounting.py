@@ -1,0 +1,113 @@
+"""Starting a FUSE client process and releasing its mount, for any of our file systems.
+
+A client runs as `python -m PACKAGE mount …` in its own session with its log
+appended to a file, and is tracked by PID plus start time (`Process`), so it
+is stopped by that PID, never by name. `mount_client` returns once the
+kernel lists the mount with the expected file system type; `unmount`
+releases it with `fusermount3 -u` (lazily when busy) and then makes sure the
+client process is gone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+from storage_adapters.errors import MissingDependencyError, ServiceError
+from storage_adapters.services.common import is_running, spawn, stop_process, wait_until
+from storage_adapters.services.s3fs_mount import mounted_fstype
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@dataclass
+class Process:
+    """One started server or client process."""
+
+    role: str
+    pid: int
+    create_time: float
+    log: str
+    port: int = 0
+    node: str = ""
+
+    def running(self) -> bool:
+        return is_running(self.pid, self.create_time)
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """SIGTERM, then SIGKILL after `timeout`; False if it had already ended.
+
+        Waits for the process to exit rather than to vanish: one started by an
+        earlier command is not our child and stays a zombie until init reaps it."""
+        if not self.running():
+            stop_process(self.pid, self.create_time)  # reaps it if it is our child
+            return False
+        os.kill(self.pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while self.running() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stop_process(self.pid, self.create_time)
+        return True
+
+
+def started(role: str, process: subprocess.Popen[bytes], log: str, port: int = 0, node: str = "") -> Process:
+    """The record of a process just spawned."""
+    import psutil
+
+    try:
+        create_time = psutil.Process(process.pid).create_time()
+    except psutil.Error:
+        create_time = 0.0
+    return Process(role, process.pid, create_time, log, port, node)
+
+
+def module_environment() -> dict[str, str]:
+    """Our environment, with this checkout importable and without an emulated node name."""
+    env = {key: value for key, value in os.environ.items() if key != "SWIFTCLOUD_NODE"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [PROJECT_ROOT, env.get("PYTHONPATH")]))
+    return env
+
+
+def check_fuse_client(what: str) -> None:
+    """Fail with a message saying what to install when a pyfuse3 client cannot mount here."""
+    if shutil.which("fusermount3") is None and shutil.which("fusermount") is None and os.geteuid() != 0:
+        raise ServiceError("fusermount3 is not installed: apt-get install fuse3")
+    missing = [module for module in ("pyfuse3", "trio") if importlib.util.find_spec(module) is None]
+    if missing:
+        raise MissingDependencyError(
+            f"the {what} needs {' and '.join(missing)}: pip install pyfuse3 trio "
+            "(with apt-get install fuse3 libfuse3-dev pkg-config; see setup.d/30-mosastore.sh)")
+    if not os.access("/dev/fuse", os.R_OK | os.W_OK):
+        raise ServiceError("FUSE is unavailable: /dev/fuse is missing or not readable and writable")
+
+
+def mount_client(argv: list[str], mountpoint: str, fstype: str, what: str, log: str, node: str = "") -> Process:
+    """Run the client `argv` that mounts `mountpoint` (a resolved path); return once it is mounted."""
+    check_fuse_client(what)
+    if mounted_fstype(mountpoint) is not None:
+        raise ServiceError(f"{mountpoint} is already a mount point")
+    process = spawn(argv, log, module_environment())
+    wait_until(lambda: mounted_fstype(mountpoint) == fstype, process, what, log, timeout=30)
+    return started("client", process, log, node=node)
+
+
+def unmount(mountpoint: str, fstype: str, client: Process | None, timeout: float = 20.0) -> None:
+    """Release the mount (lazily if busy) and wait for its client process to end."""
+    if mounted_fstype(mountpoint) == fstype:
+        tool = shutil.which("fusermount3") or shutil.which("fusermount")
+        argv = [tool, "-u", mountpoint] if tool else ["umount", mountpoint]
+        if subprocess.run(argv, capture_output=True, check=False).returncode != 0 and mounted_fstype(mountpoint):
+            lazy = [tool, "-u", "-z", mountpoint] if tool else ["umount", "-l", mountpoint]
+            subprocess.run(lazy, capture_output=True, check=False)
+    if client is not None:
+        deadline = time.monotonic() + timeout
+        while client.running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        client.stop()
+    if mounted_fstype(mountpoint) == fstype:
+        raise ServiceError(f"could not unmount {mountpoint}")
