@@ -1,48 +1,21 @@
-"""The Chirp FUSE file system: POSIX calls on a mount turned into Chirp requests.
+"""The Chirp side of our FUSE mount: `ChirpRemote` serves `fuse.pathfs.PathFS` from a chirp_server.
 
-The kernel speaks in inodes, Chirp in paths: `Names` numbers every path the
-kernel has looked up and follows renames. Reads go straight to the server
-(`open` + `pread`) through a connection owned by the open file, one
-megabyte at a time with the rest of the block kept for the next sequential
-read. Writes are spooled to a local file (`PendingFile`), which makes random
-writes, rewrites and truncation cheap and correct, and are published when
-the file is closed: uploaded to a hidden temporary name, then renamed over
-the final name, so a reader anywhere sees the old file or the whole new one
-and never a part. A file closed by a process that a signal killed is
-discarded instead of published.
-
-Blocking Chirp calls run in worker threads (`trio.to_thread`); the file
-system's own tables are touched only by the trio thread.
+Names and listings are Chirp's `stat` and `getlongdir`; an open file reads
+with `open` + `pread` on a connection of its own (reopened once if the
+server dropped it for idling); a closed file is published with `putfile` to
+a hidden temporary name and a `rename` over the final name.
 """
 
 from __future__ import annotations
 
-import errno
-import logging
 import os
-import posixpath
 import stat
-import tempfile
-import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TypeVar
-
-import pyfuse3
-import trio
+from typing import BinaryIO
 
 from storage_adapters.chirp.client import ChirpClient
 from storage_adapters.chirp.protocol import Connection, Stat
-from storage_adapters.fuse.callers import killed_by_signal, thread_group
-from storage_adapters.fuse.handlers import decode_name, translated
+from storage_adapters.fuse.pathfs import RemoteStat
 from storage_adapters.paths import temp_sibling
-
-log = logging.getLogger("chirp.client")
-Result = TypeVar("Result")
-READ_BLOCK = 1024 * 1024
-RENAME_NOREPLACE = 1
-RENAME_EXCHANGE = 2
 
 
 def visible_mode(mode: int) -> int:
@@ -52,475 +25,95 @@ def visible_mode(mode: int) -> int:
     return stat.S_IFMT(mode) | owner | (owner & 0o500) >> 3 | (owner & 0o500) >> 6
 
 
-class Names:
-    """Inode numbers for the paths the kernel knows, with the kernel's lookup counts."""
+def remote_stat(status: Stat) -> RemoteStat:
+    return RemoteStat(visible_mode(status.mode), status.size, status.mtime * 10**9)
 
-    def __init__(self) -> None:
-        self._path: dict[int, str] = {pyfuse3.ROOT_INODE: "/"}
-        self._inode: dict[str, int] = {"/": pyfuse3.ROOT_INODE}
-        self._lookups: dict[int, int] = {}
-        self._next = pyfuse3.ROOT_INODE + 1
 
-    def path(self, inode: int) -> str:
+class ChirpReader:
+    """A file open for reading on its own connection."""
+
+    def __init__(self, client: ChirpClient, path: str) -> None:
+        self._client = client
+        self._path = path
+        self._connection: Connection | None = None
+        self._descriptor = -1
+        self._open()
+
+    def _open(self) -> None:
+        self._connection = self._client.connect()
+        self._descriptor, _ = self._connection.open(self._path, "r")
+
+    def read(self, offset: int, size: int) -> bytes:
         try:
-            return self._path[inode]
-        except KeyError:
-            raise pyfuse3.FUSEError(errno.ESTALE) from None
-
-    def child(self, parent: int, name: bytes, missing: bool = False) -> str:
-        return posixpath.join(self.path(parent), decode_name(name, missing))
-
-    def inode(self, path: str, looked_up: bool = True) -> int:
-        """The inode of `path` (numbered now if new); `looked_up` counts one kernel reference."""
-        inode = self._inode.get(path)
-        if inode is None:
-            inode = self._next
-            self._next += 1
-            self._inode[path], self._path[inode] = inode, path
-        if looked_up:
-            self._lookups[inode] = self._lookups.get(inode, 0) + 1
-        return inode
-
-    def forget(self, inode: int, count: int) -> None:
-        left = self._lookups.get(inode, 0) - count
-        if left > 0:
-            self._lookups[inode] = left
-            return
-        self._lookups.pop(inode, None)
-        path = self._path.get(inode)
-        if path is not None and inode != pyfuse3.ROOT_INODE:
-            del self._path[inode]
-            if self._inode.get(path) == inode:
-                del self._inode[path]
-
-    def moved(self, old: str, new: str) -> None:
-        """`old` (and everything under it) is now called `new`; a name it replaced is gone."""
-        self.removed(new)
-        prefix = old.rstrip("/") + "/"
-        for path in [p for p in self._inode if p == old or p.startswith(prefix)]:
-            inode = self._inode.pop(path)
-            renamed = new + path[len(old):]
-            self._inode[renamed], self._path[inode] = inode, renamed
-
-    def removed(self, path: str) -> None:
-        """`path` no longer names anything; its inode (if the kernel holds it) stays valid but unnamed."""
-        inode = self._inode.pop(path, None)
-        if inode is not None:
-            self._path[inode] = f"{path}\x00deleted"  # any further request on it fails with ENOENT
-
-
-@dataclass
-class PendingFile:
-    """A file being written on this mount: its bytes in a local spool file until close."""
-
-    inode: int
-    path: str
-    spool: int  # descriptor of the spool file, already unlinked
-    mode: int
-    size: int = 0
-    changed: bool = False
-    opens: int = 0
-    discarded: bool = False
-
-    def write(self, offset: int, data: bytes) -> int:
-        written = os.pwrite(self.spool, data, offset)
-        self.size = max(self.size, offset + written)
-        self.changed = True
-        return written
-
-    def read(self, offset: int, size: int) -> bytes:
-        return os.pread(self.spool, size, offset)
-
-    def truncate(self, size: int) -> None:
-        os.ftruncate(self.spool, size)
-        self.size = size
-        self.changed = True
+            assert self._connection is not None
+            return self._connection.pread(self._descriptor, size, offset)
+        except ConnectionError:
+            # The server drops connections idle for a minute: open the file again once.
+            self.close()
+            self._open()
+            assert self._connection is not None
+            return self._connection.pread(self._descriptor, size, offset)
 
     def close(self) -> None:
-        os.close(self.spool)
-
-
-@dataclass
-class Reader:
-    """A file opened for reading: its own connection and descriptor on the server, and the
-    rest of the last block read. Used by one thread at a time (`lock`)."""
-
-    client: ChirpClient
-    path: str
-    connection: Connection | None = None
-    descriptor: int = -1
-    block_offset: int = 0
-    block: bytes = b""
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def open(self) -> Stat:
-        self.connection = self.client.connect()
-        self.descriptor, status = self.connection.open(self.path, "r")
-        return status
-
-    def read(self, offset: int, size: int) -> bytes:
-        with self.lock:
-            start = offset - self.block_offset
-            if 0 <= start and offset + size <= self.block_offset + len(self.block):
-                return self.block[start:start + size]
-            try:
-                block = self._pread(max(size, READ_BLOCK), offset)
-            except ConnectionError:
-                # The server drops connections idle for a minute: open the file again once.
-                self.close()
-                self.open()
-                block = self._pread(max(size, READ_BLOCK), offset)
-            self.block_offset, self.block = offset, block
-            return block[:size]
-
-    def _pread(self, length: int, offset: int) -> bytes:
-        assert self.connection is not None
-        return self.connection.pread(self.descriptor, length, offset)
-
-    def close(self) -> None:
-        if self.connection is not None:
-            connection, self.connection = self.connection, None
+        if self._connection is not None:
+            connection, self._connection = self._connection, None
             connection.close()  # the server closes the descriptor with the connection
 
 
-@dataclass
-class Handle:
-    """One open file: a pending file (being written, or read before it is published) or a reader."""
+class ChirpRemote:
+    """Directory `root` of a chirp_server as a `Remote` for `PathFS`."""
 
-    pending: PendingFile | None
-    reader: Reader | None
-    tgid: int
-    writable: bool
-
-
-class ChirpFS(pyfuse3.Operations):
-    """pyfuse3 operations over the namespace of one chirp_server."""
-
-    def __init__(self, client: ChirpClient, root: str, spool_dir: str, timeout: float = 1.0,
-                 threads: int = 16) -> None:
-        super().__init__()
+    def __init__(self, client: ChirpClient, root: str = "/") -> None:
         self.client = client
         self._root = root.rstrip("/")
-        self._spool_dir = spool_dir
-        self._timeout = timeout
-        self._limiter = trio.CapacityLimiter(threads)
-        self.names = Names()
-        self._pending: dict[int, PendingFile] = {}
-        self._overlay: dict[str, int] = {}  # path -> inode of a file created here, not yet published
-        self._handles: dict[int, Handle] = {}
-        self._listings: dict[int, list[tuple[bytes, pyfuse3.EntryAttributes, int]]] = {}
-        self._next_handle = 1
-        self._uid, self._gid = os.getuid(), os.getgid()
 
-    # ----- plumbing -----
-
-    def _server_path(self, path: str) -> str:
+    def _full(self, path: str) -> str:
         return self._root + path if path != "/" else (self._root or "/")
 
-    async def _call(self, operation: Callable[[Connection], Result]) -> Result:
-        return await trio.to_thread.run_sync(self.client.call, operation, limiter=self._limiter)
+    def stat(self, path: str) -> RemoteStat:
+        full = self._full(path)
+        return remote_stat(self.client.call(lambda c: c.stat(full)))
 
-    async def _stat(self, path: str) -> Stat:
-        server_path = self._server_path(path)
-        return await self._call(lambda c: c.stat(server_path))
+    def listdir(self, path: str) -> list[tuple[str, RemoteStat]]:
+        full = self._full(path)
+        return [(name, remote_stat(status)) for name, status in self.client.call(lambda c: c.getlongdir(full))]
 
-    def _attributes(self, inode: int, mode: int, size: int, mtime_ns: int) -> pyfuse3.EntryAttributes:
-        result = pyfuse3.EntryAttributes()
-        result.st_ino = inode
-        result.generation = 0
-        result.st_mode = visible_mode(mode)
-        result.st_nlink = 2 if stat.S_ISDIR(mode) else 1
-        result.st_uid, result.st_gid = self._uid, self._gid
-        result.st_size = size
-        result.st_blksize = READ_BLOCK
-        result.st_blocks = -(-size // 512)
-        result.st_atime_ns = result.st_mtime_ns = result.st_ctime_ns = mtime_ns
-        # A file still being written may be discarded: the kernel must not cache its name.
-        result.attr_timeout = result.entry_timeout = 0.0 if inode in self._pending else self._timeout
-        return result
+    def mkdir(self, path: str, mode: int) -> None:
+        full = self._full(path)
+        self.client.call(lambda c: c.mkdir(full, mode))
 
-    def _entry(self, inode: int, status: Stat) -> pyfuse3.EntryAttributes:
-        pending = self._pending.get(inode)
-        if pending is not None:
-            return self._pending_entry(pending)
-        return self._attributes(inode, status.mode, 0 if status.is_dir else status.size, status.mtime * 10**9)
+    def rmdir(self, path: str) -> None:
+        full = self._full(path)
+        self.client.call(lambda c: c.rmdir(full))
 
-    def _pending_entry(self, pending: PendingFile) -> pyfuse3.EntryAttributes:
-        return self._attributes(pending.inode, pending.mode, pending.size, time.time_ns())
+    def unlink(self, path: str) -> None:
+        full = self._full(path)
+        self.client.call(lambda c: c.unlink(full))
 
-    def _handle(self, fh: int) -> Handle:
-        handle = self._handles.get(fh)
-        if handle is None:
-            raise pyfuse3.FUSEError(errno.EBADF)
-        return handle
+    def rename(self, source: str, target: str) -> None:
+        old, new = self._full(source), self._full(target)
+        self.client.call(lambda c: c.rename(old, new))
 
-    def _add_handle(self, handle: Handle) -> int:
-        fh, self._next_handle = self._next_handle, self._next_handle + 1
-        self._handles[fh] = handle
-        if handle.pending is not None:
-            handle.pending.opens += 1
-        return fh
+    def chmod(self, path: str, mode: int) -> None:
+        full = self._full(path)
+        self.client.call(lambda c: c.chmod(full, mode))
 
-    # ----- names and attributes -----
+    def statfs(self) -> tuple[int, int, int, int, int]:
+        full = self._full("/")
+        return self.client.call(lambda c: c.statfs(full))
 
-    @translated
-    async def lookup(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
-        path = self.names.child(parent_inode, name, missing=True)
-        created = self._overlay.get(path)
-        if created is not None:
-            self.names.inode(path)
-            return self._pending_entry(self._pending[created])
-        status = await self._stat(path)
-        return self._entry(self.names.inode(path), status)
+    def open_reader(self, path: str) -> ChirpReader:
+        return ChirpReader(self.client, self._full(path))
 
-    async def forget(self, inode_list: list[tuple[int, int]]) -> None:
-        for inode, count in inode_list:
-            if inode not in self._pending:
-                self.names.forget(inode, count)
+    def download(self, path: str, sink: BinaryIO) -> int:
+        full = self._full(path)
+        return self.client.call(lambda c: c.getfile(full, sink))
 
-    @translated
-    async def getattr(self, inode: int, ctx: pyfuse3.RequestContext | None = None) -> pyfuse3.EntryAttributes:
-        pending = self._pending.get(inode)
-        if pending is not None:
-            return self._pending_entry(pending)
-        return self._entry(inode, await self._stat(self.names.path(inode)))
-
-    @translated
-    async def setattr(self, inode: int, attr: pyfuse3.EntryAttributes, fields: pyfuse3.SetattrFields,
-                      fh: int | None, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
-        pending = self._pending.get(inode)
-        server_path = self._server_path(self.names.path(inode))
-        if fields.update_size:
-            if pending is not None:
-                pending.truncate(attr.st_size)
-            else:
-                size = attr.st_size
-                await self._call(lambda c: c.truncate(server_path, size))
-        if fields.update_mode:
-            mode = attr.st_mode & 0o7777
-            if pending is not None:
-                pending.mode = stat.S_IFMT(pending.mode) | mode
-            else:
-                await self._call(lambda c: c.chmod(server_path, mode))
-        # Owners and times are the server's to keep: chirp_server ignores them.
-        return await self.getattr(inode, ctx)
-
-    @translated
-    async def opendir(self, inode: int, ctx: pyfuse3.RequestContext) -> int:
-        path = self.names.path(inode)
-        server_path = self._server_path(path)
-        listing = await self._call(lambda c: c.getlongdir(server_path))
-        entries: list[tuple[bytes, pyfuse3.EntryAttributes, int]] = []
-        seen = set()
-        for name, status in sorted(listing):
-            child = posixpath.join(path, name)
-            seen.add(child)
-            entries.append((name.encode(errors="surrogateescape"), self._entry(self.names.inode(child, False), status), child))
-        for child, created in sorted(self._overlay.items()):
-            if posixpath.dirname(child) == path and child not in seen:
-                entries.append((posixpath.basename(child).encode(), self._pending_entry(self._pending[created]), child))
-        fh, self._next_handle = self._next_handle, self._next_handle + 1
-        self._listings[fh] = [(name, attrs, index + 1) for index, (name, attrs, _) in enumerate(entries)]
-        return fh
-
-    @translated
-    async def readdir(self, fh: int, start_id: int, token: pyfuse3.ReaddirToken) -> None:
-        for name, attrs, next_id in self._listings.get(fh, [])[start_id:]:
-            if not pyfuse3.readdir_reply(token, name, attrs, next_id):
-                return
-            # The kernel now holds a reference to this entry, as after a lookup.
-            self.names.inode(self.names.path(attrs.st_ino), True)
-
-    async def releasedir(self, fh: int) -> None:
-        self._listings.pop(fh, None)
-
-    @translated
-    async def statfs(self, ctx: pyfuse3.RequestContext) -> pyfuse3.StatvfsData:
-        server_path = self._server_path("/")
-        block_size, blocks, available, files, files_free = await self._call(lambda c: c.statfs(server_path))
-        data = pyfuse3.StatvfsData()
-        data.f_bsize = data.f_frsize = block_size
-        data.f_blocks, data.f_bfree, data.f_bavail = blocks, available, available
-        data.f_files, data.f_ffree, data.f_favail = files, files_free, files_free
-        data.f_namemax = 255
-        return data
-
-    # ----- namespace changes -----
-
-    @translated
-    async def mkdir(self, parent_inode: int, name: bytes, mode: int,
-                    ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
-        path = self.names.child(parent_inode, name)
-        server_path = self._server_path(path)
-        status = await self._call(lambda c: (c.mkdir(server_path, mode & 0o777), c.stat(server_path))[1])
-        return self._entry(self.names.inode(path), status)
-
-    @translated
-    async def rmdir(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
-        path = self.names.child(parent_inode, name, missing=True)
-        server_path = self._server_path(path)
-        await self._call(lambda c: c.rmdir(server_path))
-        self.names.removed(path)
-
-    @translated
-    async def unlink(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
-        path = self.names.child(parent_inode, name, missing=True)
-        created = self._overlay.pop(path, None)
-        if created is None:
-            server_path = self._server_path(path)
-            await self._call(lambda c: c.unlink(server_path))
-        self._forget_pending(self.names.inode(path, False) if created is None else created)
-        self.names.removed(path)
-
-    @translated
-    async def rename(self, parent_inode_old: int, name_old: bytes, parent_inode_new: int, name_new: bytes,
-                     flags: int, ctx: pyfuse3.RequestContext) -> None:
-        if flags & RENAME_EXCHANGE:
-            raise pyfuse3.FUSEError(errno.EINVAL)
-        old = self.names.child(parent_inode_old, name_old, missing=True)
-        new = self.names.child(parent_inode_new, name_new)
-        new_server = self._server_path(new)
-        if flags & RENAME_NOREPLACE and (new in self._overlay or await self._exists(new_server)):
-            raise pyfuse3.FUSEError(errno.EEXIST)
-        moving = self._overlay.get(old)
-        if moving is None:
-            old_server = self._server_path(old)
-            await self._call(lambda c: c.rename(old_server, new_server))
-        elif await self._is_directory(new_server):
-            raise pyfuse3.FUSEError(errno.EISDIR)
-        replaced = self._overlay.pop(new, None)
-        if replaced is not None and replaced != moving:
-            self._forget_pending(replaced)
-        self._moved(old, new)
-
-    def _moved(self, old: str, new: str) -> None:
-        """Follow a rename in every table: inode names, and where pending files will be published."""
-        self.names.moved(old, new)
-        prefix = old.rstrip("/") + "/"
-
-        def renamed(path: str) -> str | None:
-            return new + path[len(old):] if path == old or path.startswith(prefix) else None
-
-        for path in [p for p in self._overlay if renamed(p) is not None]:
-            self._overlay[renamed(path)] = self._overlay.pop(path)  # type: ignore[index]
-        for pending in self._pending.values():
-            pending.path = renamed(pending.path) or pending.path
-
-    async def _exists(self, server_path: str) -> bool:
-        try:
-            await self._call(lambda c: c.stat(server_path))
-        except FileNotFoundError:
-            return False
-        return True
-
-    async def _is_directory(self, server_path: str) -> bool:
-        try:
-            return (await self._call(lambda c: c.stat(server_path))).is_dir
-        except FileNotFoundError:
-            return False
-
-    def _forget_pending(self, inode: int | None) -> None:
-        """A file being written here lost its name or its writer: it will never be published."""
-        pending = self._pending.get(inode) if inode is not None else None
-        if pending is not None:
-            pending.discarded = True
-            if self._overlay.get(pending.path) == pending.inode:
-                del self._overlay[pending.path]
-
-    # ----- files -----
-
-    def _new_pending(self, inode: int, path: str, mode: int) -> PendingFile:
-        descriptor, spool = tempfile.mkstemp(dir=self._spool_dir, prefix="pending-")
-        os.unlink(spool)  # only the descriptor keeps it: nothing to clean after a crash
-        pending = PendingFile(inode, path, descriptor, mode)
-        self._pending[inode] = pending
-        return pending
-
-    @translated
-    async def create(self, parent_inode: int, name: bytes, mode: int, flags: int,
-                     ctx: pyfuse3.RequestContext) -> tuple[pyfuse3.FileInfo, pyfuse3.EntryAttributes]:
-        path = self.names.child(parent_inode, name)
-        self._forget_pending(self._overlay.get(path))
-        self.names.removed(path)
-        inode = self.names.inode(path)
-        pending = self._new_pending(inode, path, stat.S_IFREG | (mode & 0o777))
-        pending.changed = True  # even an empty file is published at close
-        self._overlay[path] = inode
-        fh = self._add_handle(Handle(pending, None, thread_group(ctx.pid), writable=True))
-        return pyfuse3.FileInfo(fh=fh), self._pending_entry(pending)
-
-    @translated
-    async def open(self, inode: int, flags: int, ctx: pyfuse3.RequestContext) -> pyfuse3.FileInfo:
-        tgid = thread_group(ctx.pid)
-        writable = flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR)
-        pending = self._pending.get(inode)
-        if writable:
-            if pending is None:
-                pending = await self._open_for_write(inode, truncate=bool(flags & os.O_TRUNC))
-            elif flags & os.O_TRUNC:
-                pending.truncate(0)
-            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=True)))
-        if pending is not None:
-            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=False)))
-        reader = Reader(self.client, self._server_path(self.names.path(inode)))
-        await trio.to_thread.run_sync(reader.open, limiter=self._limiter)
-        return pyfuse3.FileInfo(fh=self._add_handle(Handle(None, reader, tgid, writable=False)))
-
-    async def _open_for_write(self, inode: int, truncate: bool) -> PendingFile:
-        """Start rewriting a published file: its current bytes are fetched unless truncated."""
-        path = self.names.path(inode)
-        server_path = self._server_path(path)
-        status = await self._call(lambda c: c.stat(server_path))
-        pending = self._new_pending(inode, path, status.mode)
-        if truncate:
-            pending.truncate(0)
-            return pending
-        with os.fdopen(os.dup(pending.spool), "wb") as sink:
-            pending.size = await self._call(lambda c: c.getfile(server_path, sink))
-        return pending
-
-    @translated
-    async def read(self, fh: int, off: int, size: int) -> bytes:
-        handle = self._handle(fh)
-        if handle.pending is not None:
-            return handle.pending.read(off, size)
-        assert handle.reader is not None
-        return await trio.to_thread.run_sync(handle.reader.read, off, size, limiter=self._limiter)
-
-    @translated
-    async def write(self, fh: int, off: int, buf: bytes) -> int:
-        handle = self._handle(fh)
-        if not handle.writable or handle.pending is None:
-            raise pyfuse3.FUSEError(errno.EBADF)
-        return handle.pending.write(off, buf)
-
-    @translated
-    async def flush(self, fh: int) -> None:
-        handle = self._handle(fh)
-        pending = handle.pending
-        if pending is None or not handle.writable or pending.discarded:
-            return
-        if killed_by_signal(handle.tgid):
-            log.warning("the writer of %s was killed: the file is discarded", pending.path)
-            self._forget_pending(pending.inode)
-            return
-        await self._publish(pending)
-
-    @translated
-    async def fsync(self, fh: int, datasync: bool) -> None:
-        handle = self._handle(fh)
-        if handle.pending is not None and handle.writable and not handle.pending.discarded:
-            await self._publish(handle.pending)
-
-    async def _publish(self, pending: PendingFile) -> None:
-        """Upload the spool under a hidden temporary name and rename it over the file's name."""
-        if not pending.changed:
-            return
-        target = self._server_path(pending.path)
+    def upload(self, spool: int, size: int, mode: int, path: str) -> None:
+        target = self._full(path)
         temporary = temp_sibling(target)
-        size, mode, spool = pending.size, pending.mode & 0o777, pending.spool
 
-        def upload(connection: Connection) -> None:
+        def publish(connection: Connection) -> None:
             with os.fdopen(os.dup(spool), "rb") as source:
                 connection.putfile(temporary, source, size, mode)
             try:
@@ -529,35 +122,5 @@ class ChirpFS(pyfuse3.Operations):
                 connection.unlink(temporary)
                 raise
 
-        await self._call(upload)
-        pending.changed = False
-        if self._overlay.get(pending.path) == pending.inode:
-            del self._overlay[pending.path]
+        self.client.call(publish)
 
-    @translated
-    async def release(self, fh: int) -> None:
-        handle = self._handles.pop(fh, None)
-        if handle is None:
-            return
-        if handle.reader is not None:
-            await trio.to_thread.run_sync(handle.reader.close, limiter=self._limiter)
-        pending = handle.pending
-        if pending is None:
-            return
-        pending.opens -= 1
-        if pending.opens > 0:
-            return
-        try:
-            if pending.changed and not pending.discarded:
-                await self._publish(pending)
-        except OSError as error:
-            log.error("%s could not be published at release: %s", pending.path, error)
-        finally:
-            pending.close()
-            if self._pending.get(pending.inode) is pending:
-                del self._pending[pending.inode]
-            if self._overlay.get(pending.path) == pending.inode:
-                del self._overlay[pending.path]
-
-    async def access(self, inode: int, mode: int, ctx: pyfuse3.RequestContext) -> bool:
-        return True  # the kernel checks permissions itself (default_permissions)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
 import sys
 import tempfile
 
@@ -21,25 +20,11 @@ import pyfuse3
 import trio
 
 from storage_adapters.chirp.client import ChirpClient
-from storage_adapters.chirp.fs import ChirpFS
+from storage_adapters.chirp.fs import ChirpRemote
+from storage_adapters.fuse.pathfs import PathFS, serve
 
 log = logging.getLogger("chirp.client")
 FSTYPE = "fuse.chirp"
-
-
-async def serve(fs: ChirpFS) -> None:
-    """Serve requests until unmounted, or until SIGTERM/SIGINT."""
-
-    async def stop_on_signal() -> None:
-        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            async for _ in signals:
-                pyfuse3.terminate()
-                return
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(stop_on_signal)
-        await pyfuse3.main()
-        nursery.cancel_scope.cancel()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"chirp mount: server {args.server}: {error}", file=sys.stderr)
         return 2
     os.makedirs(args.spool_dir, mode=0o700, exist_ok=True)
-    fs = ChirpFS(client, root, args.spool_dir, args.timeout)
+    fs = PathFS(ChirpRemote(client, root), args.spool_dir, args.timeout)
     options = set(pyfuse3.default_options) | {"fsname=chirp", "subtype=chirp"}
     pyfuse3.init(fs, os.path.realpath(args.mount), options)
     log.info("mounted %s%s at %s", args.server, root, args.mount)
