@@ -11,8 +11,11 @@ counts both directions); each figure is the median of --repeat runs. The
 page cache is not dropped, as on a real node.
 
 Servers (MinIO, sshd, the s3fs mount, MosaStore with 4 benefactors, a
-chirp_server with our FUSE mount) are started on 127.0.0.1 in a temporary
-state directory and stopped at the end. `chirp` stages with our protocol
+chirp_server and HDFS (a NameNode, one DataNode) with our FUSE mounts) are
+started on 127.0.0.1 in a temporary state directory and stopped at the end;
+the time each service took to start is printed and saved. `hdfs` and
+`hdfs-shared` are HDFS staged with the native client and through the mount.
+`chirp` stages with our protocol
 client, `chirp-shared` goes through the mount, and `chirp-tools` moves the
 same files with Chirp's own `chirp_put` / `chirp_get` (one process per
 file), to show which staging client is faster. Prints a table and writes
@@ -49,12 +52,14 @@ REFERENCE = "local disk"
 BACKEND_SERVICES = {
     "local": [], "s3": ["minio"], "scp": ["sshd"], "s3fs": ["minio", "s3fs"], "mosastore": ["mosastore"],
     "chirp": ["chirp"], "chirp-shared": ["chirp"], "chirp-tools": ["chirp"],
+    "hdfs": ["hdfs"], "hdfs-shared": ["hdfs"],
 }
 # The storage study's comparison: the aggregated node-local store against the remote object store;
 # and our Chirp protocol client against Chirp's own tools.
 COMPARISONS = (("mosastore", REFERENCE), ("mosastore", "s3fs"), ("chirp", "chirp-tools"))
 # Stores that are a backend in another mode: a table in the generated swiftcloud.toml.
-CONFIG = '[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n'
+CONFIG = ('[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n'
+          '[storage.hdfs-shared]\nbackend = "hdfs"\nmode = "shared"\n')
 
 
 class ChirpTools:
@@ -153,16 +158,20 @@ def make_sources(work: str, sizes: list[int], tasks: int) -> None:
 
 
 @contextmanager
-def services_for(backends: list[str], state_dir: str) -> Iterator[None]:
-    """Start the servers the backends need; stop them in reverse order afterwards."""
+def services_for(backends: list[str], state_dir: str) -> Iterator[dict[str, float]]:
+    """Start the servers the backends need (yielding how many seconds each took to start);
+    stop them in reverse order afterwards."""
     started: list[str] = []
+    start_seconds: dict[str, float] = {}
     try:
         for backend in backends:
             for service in BACKEND_SERVICES[backend]:
                 if service not in started:
+                    begin = time.perf_counter()
                     start_service(service, state_dir)
+                    start_seconds[service] = time.perf_counter() - begin
                     started.append(service)
-        yield
+        yield start_seconds
     finally:
         for service in reversed(started):
             stop_service(service, state_dir)
@@ -224,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help="also measure 500 MB files")
     parser.add_argument("--tasks", type=int, default=4, help="concurrent tasks K (default 4)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is kept (default 3)")
-    parser.add_argument("--backends", default="local,s3,scp,s3fs,mosastore,chirp,chirp-shared",
+    parser.add_argument("--backends", default="local,s3,scp,s3fs,mosastore,chirp,chirp-shared,hdfs,hdfs-shared",
                         help=f"backends to measure, of {', '.join(BACKEND_SERVICES)}")
     parser.add_argument("--out", default="io_patterns", help="directory for the JSON results and plots")
     parser.add_argument("--work", default=None, help="local-disk directory for sources and copies (default: a temp dir)")
@@ -245,13 +254,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         make_sources(work, sizes, args.tasks)
         results: dict[str, dict[str, dict[int, float]]] = {}
-        with services_for(backends, state_dir):
+        with services_for(backends, state_dir) as start_seconds:
+            print("service start: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in start_seconds.items()))
             for backend in [REFERENCE, *backends]:
                 print(f"measuring {backend} ...", flush=True)
                 results[backend] = measure(backend, sizes, args.tasks, args.repeat, work)
         print_table(results, sizes)
         with open(os.path.join(args.out, "io_patterns.json"), "w") as handle:
-            json.dump({"tasks": args.tasks, "sizes_mb": sizes, "mb_per_s": results}, handle, indent=2)
+            json.dump({"tasks": args.tasks, "sizes_mb": sizes, "mb_per_s": results,
+                       "service_start_seconds": start_seconds}, handle, indent=2)
         for path in plot(results, sizes, args.tasks, args.out):
             print(f"wrote {path}")
     finally:

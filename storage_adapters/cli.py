@@ -27,7 +27,7 @@ Handler = Callable[[argparse.Namespace], int]
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Register `services`, `put` and `get` on the CLI's sub-parsers."""
     services = subparsers.add_parser(
-        "services", help="start, stop or show local test servers (MinIO, sshd, s3fs, MosaStore, Chirp)",
+        "services", help="start, stop or show local test servers (MinIO, sshd, s3fs, MosaStore, Chirp, HDFS)",
         description="Run storage servers on 127.0.0.1 under a state directory, for tests and for trying a backend.",
     )
     services.add_argument("action", choices=["start", "stop", "status"])
@@ -38,6 +38,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                           help="mosastore: benefactors (emulated nodes) to start (default 4)")
     services.add_argument("--servers", type=int, metavar="N",
                           help="chirp: chirp_servers (one per emulated node) to start (default 1)")
+    services.add_argument("--datanodes", type=int, metavar="N",
+                          help="hdfs: DataNodes (one per emulated node) to start (default 1)")
     services.set_defaults(handler=_guarded(run_services))
 
     put = subparsers.add_parser("put", help="copy a local file or directory into the store")
@@ -63,7 +65,7 @@ def run_services(args: argparse.Namespace) -> int:
     state_dir = os.path.abspath(args.state_dir or state_dir_from(read_config(args.config)))
     if args.action == "start":
         options: dict[str, object] = {}
-        for option, service in (("benefactors", "mosastore"), ("servers", "chirp")):
+        for option, service in (("benefactors", "mosastore"), ("servers", "chirp"), ("datanodes", "hdfs")):
             value = getattr(args, option)
             if value is not None:
                 if args.name != service:

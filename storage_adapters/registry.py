@@ -31,6 +31,10 @@ _BACKENDS: dict[str, BackendEntry] = {
         "storage_adapters.chirp.adapter:ChirpAdapter",
         "apt-get install coop-computing-tools; for mode \"shared\" also pip install pyfuse3 trio (see setup.d/35-chirp.sh)",
     ),
+    "hdfs": BackendEntry(
+        "storage_adapters.hdfs.adapter:HdfsAdapter",
+        "pip install hdfs-native; the servers need Java and Hadoop's jars (see setup.d/40-hdfs.sh)",
+    ),
     "local": BackendEntry("storage_adapters.local:LocalAdapter", "nothing (built in)"),
     "mosastore": BackendEntry(
         "storage_adapters.mosastore.adapter:MosaStoreAdapter",

@@ -16,6 +16,7 @@ from storage_adapters.services.common import ServiceRecord
 
 _SERVICE_MODULES = {
     "chirp": "storage_adapters.chirp.service",
+    "hdfs": "storage_adapters.hdfs.service",
     "minio": "storage_adapters.services.minio",
     "mosastore": "storage_adapters.mosastore.service",
     "s3fs": "storage_adapters.services.s3fs_mount",
@@ -36,7 +37,7 @@ def _module(name: str) -> ModuleType:
 
 def start_service(name: str, state_dir: str, **options: object) -> ServiceRecord:
     """Start service `name` under `state_dir` (or return it if already running);
-    `options` are the service's own (mosastore: `benefactors`, chirp: `servers`)."""
+    `options` are the service's own (mosastore: `benefactors`, chirp: `servers`, hdfs: `datanodes`)."""
     return _module(name).start(state_dir, **options)
 
 

@@ -5,8 +5,8 @@ database, built and searched here, with `-dbsize` and `-max_target_seqs` counted
 from the FASTA file. The merged table must equal it line for line, all 12 columns, and
 every planted homolog (from the generator's truth table) must be its query's top hit.
 The same run under other stores (`--storage s3` on MinIO, `--storage scp` on sshd,
-`--storage chirp` on a chirp_server, staged and through our mount, all started here on
-loopback) must give byte-identical hit tables.
+`--storage chirp` on a chirp_server and `--storage hdfs` on a NameNode and DataNode, each
+staged and through our mount, all started here on loopback) must give byte-identical hit tables.
 """
 
 from __future__ import annotations
@@ -35,10 +35,12 @@ PROTEINS = 600
 QUERIES = 12
 EXPECTED_APP_CALLS = {"generate": 1, "split_fasta": 1, "makeblastdb": FRAGMENTS, "blastp": FRAGMENTS,
                       "merge_hits": 1}
-STORE_BACKENDS = ("s3", "scp", "chirp", "chirp-shared")
-SERVICE_FOR = {"s3": "minio", "scp": "sshd", "chirp": "chirp", "chirp-shared": "chirp"}
-# `chirp-shared`: the chirp service in shared mode, through our FUSE mount.
-STORE_CONFIG = '[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n'
+STORE_BACKENDS = ("s3", "scp", "chirp", "chirp-shared", "hdfs", "hdfs-shared")
+SERVICE_FOR = {"s3": "minio", "scp": "sshd", "chirp": "chirp", "chirp-shared": "chirp", "hdfs": "hdfs",
+               "hdfs-shared": "hdfs"}
+# `*-shared`: the chirp and hdfs services in shared mode, through our FUSE mounts.
+STORE_CONFIG = ('[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n'
+                '[storage.hdfs-shared]\nbackend = "hdfs"\nmode = "shared"\n')
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("blastp") and shutil.which("makeblastdb")),
@@ -213,8 +215,8 @@ def test_too_many_fragments_is_a_clear_user_error(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """MinIO (for --storage s3), sshd (for --storage scp) and a chirp_server with our mount
-    (for --storage chirp) on loopback, in one state directory; the environment for CLI runs
+    """MinIO (for --storage s3), sshd (for --storage scp), a chirp_server and HDFS with our
+    mounts (for --storage chirp, hdfs) on loopback, in one state directory; the environment for CLI runs
     that use them. Stopped by the PIDs they started."""
     state = tmp_path_factory.mktemp("stores")
     started: list[str] = []

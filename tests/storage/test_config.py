@@ -40,7 +40,7 @@ def s3_table(server: ServiceRecord, bucket: str | None = None, endpoint: str | N
 # ----- settings -----
 
 def test_unknown_storage_name(tmp_path: Path) -> None:
-    with pytest.raises(StorageConfigError, match="unknown storage 'nope'.*backends: chirp, local, mosastore, s3, s3fs, scp"):
+    with pytest.raises(StorageConfigError, match="unknown storage 'nope'.*backends: chirp, hdfs, local, mosastore, s3, s3fs, scp"):
         load_settings("nope", config(tmp_path, ""))
 
 

@@ -1,8 +1,9 @@
 """The same workflow under every storage backend gives byte-identical outputs.
 
 Runs `examples/file_pipeline.swift` through the CLI with `--storage
-local|s3|scp|s3fs|chirp|chirp-shared` against real servers started on
-127.0.0.1 (MinIO, sshd, s3fs-fuse, chirp_server with our mount) in one state directory — the same code `swiftcloud services start`
+local|s3|scp|s3fs|chirp|chirp-shared|hdfs|hdfs-shared` against real servers
+started on 127.0.0.1 (MinIO, sshd, s3fs-fuse, chirp_server and HDFS with our mounts) in one
+state directory — the same code `swiftcloud services start`
 uses — then fetches the outputs with `swiftcloud get` and compares their bytes
 with a run on plain local paths. Also checks that a bad configuration fails
 before any task runs, naming the backend, without leaking a credential.
@@ -26,6 +27,9 @@ from storage_adapters.services import service_status, start_service, stop_servic
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINE = ROOT / "examples" / "file_pipeline.swift"
 OUTPUTS = ("out/numbers.txt", "out/labelled.txt", "out/labelled.sha256")
+BACKENDS = ("local", "s3", "scp", "s3fs", "chirp", "chirp-shared", "hdfs", "hdfs-shared")
+SHARED_TABLES = ('[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n'
+                 '[storage.hdfs-shared]\nbackend = "hdfs"\nmode = "shared"\n')
 
 
 def swiftcloud(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -35,13 +39,14 @@ def swiftcloud(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.Complet
 
 @pytest.fixture(scope="module")
 def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
-    """MinIO, sshd, an s3fs mount and a chirp_server in one state directory; stopped by the PIDs
-    they started. `chirp-shared` is the chirp service in shared mode (a table with just the mode)."""
+    """MinIO, sshd, an s3fs mount, a chirp_server and HDFS in one state directory; stopped by the
+    PIDs they started. `chirp-shared` and `hdfs-shared` are those services in shared mode (a
+    table with just the backend and the mode)."""
     state = tmp_path_factory.mktemp("services")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(state)}
     started: list[str] = []
     try:
-        for name in ("minio", "sshd", "s3fs", "chirp"):
+        for name in ("minio", "sshd", "s3fs", "chirp", "hdfs"):
             try:
                 start_service(name, str(state))
             except (MissingDependencyError, StorageConfigError) as error:
@@ -68,10 +73,10 @@ def test_pipeline_outputs_identical_on_every_backend(services: tuple[Path, dict[
     plain = swiftcloud("run", str(PIPELINE), "--lines=5000", cwd=reference_dir, env=env)
     assert plain.returncode == 0, plain.stderr
     expected = digests(reference_dir)
-    for backend in ("local", "s3", "scp", "s3fs", "chirp", "chirp-shared"):
+    for backend in BACKENDS:
         work = tmp_path / backend
         work.mkdir()
-        (work / "swiftcloud.toml").write_text('[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n')
+        (work / "swiftcloud.toml").write_text(SHARED_TABLES)
         run = swiftcloud("run", "--storage", backend, str(PIPELINE), "--lines=5000", cwd=work, env=env)
         assert run.returncode == 0, f"{backend}: {run.stderr}"
         assert run.stdout == plain.stdout, backend
@@ -112,10 +117,10 @@ def test_glob_lists_the_store_and_apps_read_what_it_found(services: tuple[Path, 
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout == "data/a.txt data/b.txt data/sub/d.txt\n"
     assert (local / "out/all.txt").read_text() == "A\nB\nD\n"
-    for backend in ("local", "s3", "scp", "s3fs", "chirp", "chirp-shared"):
+    for backend in BACKENDS:
         work = tmp_path / backend
         work.mkdir()
-        (work / "swiftcloud.toml").write_text('[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n')
+        (work / "swiftcloud.toml").write_text(SHARED_TABLES)
         (work / "glob.swift").write_text(GLOB_SCRIPT)
         for path in GLOB_DATA:  # into the store only: glob must not look at local disk
             put = swiftcloud("put", "--storage", backend, str(local / path), path, cwd=work, env=env)

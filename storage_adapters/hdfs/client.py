@@ -1,0 +1,160 @@
+"""HDFS through `hdfs-native` (a native client: no JVM, no libhdfs): errors as the errno a
+caller expects, whole-file transfers, and atomic publication.
+
+hdfs-native reports failures as `FileNotFoundError`, `FileExistsError`,
+`PermissionError`, or as a `RuntimeError` (or `OSError`) whose text names the
+Java exception; `translated` turns those into OSErrors with the errno a
+POSIX caller expects, and an unreachable NameNode into ConnectionError.
+A file is written once, under a hidden temporary name, and renamed over its
+final name with `overwrite`, so readers see the old file or the whole new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import posixpath
+import stat
+from collections.abc import Callable, Iterator
+from typing import BinaryIO, TypeVar
+
+from hdfs_native import Client, FileStatus, WriteOptions
+
+from storage_adapters.paths import temp_sibling
+
+Result = TypeVar("Result")
+COPY_BLOCK = 4 * 1024 * 1024
+# hdfs-native raises these without an errno.
+ERRNO_OF_CLASS: tuple[tuple[type[OSError], int], ...] = (
+    (FileNotFoundError, errno.ENOENT), (FileExistsError, errno.EEXIST), (PermissionError, errno.EACCES),
+    (IsADirectoryError, errno.EISDIR), (NotADirectoryError, errno.ENOTDIR),
+)
+# Text of the Java exceptions hdfs-native passes on, and the errno each stands for.
+ERRNO_OF_EXCEPTION = (
+    ("FileNotFoundException", errno.ENOENT),
+    ("FileAlreadyExistsException", errno.EEXIST),
+    ("AccessControlException", errno.EACCES),
+    ("ParentNotDirectoryException", errno.ENOTDIR),
+    ("PathIsNotEmptyDirectoryException", errno.ENOTEMPTY),
+    ("is non empty", errno.ENOTEMPTY),
+    ("SafeModeException", errno.EAGAIN),
+    ("Connection refused", errno.ECONNREFUSED),
+    ("DSQuotaExceededException", errno.ENOSPC),
+)
+
+
+def translated(operation: Callable[[], Result], path: str) -> Result:
+    """Run `operation`, turning hdfs-native's errors into OSErrors with a fitting errno."""
+    try:
+        return operation()
+    except OSError as error:
+        if error.errno is not None:
+            raise
+        for kind, number in ERRNO_OF_CLASS:
+            if isinstance(error, kind):
+                raise OSError(number, str(error) or kind.__name__, path) from error
+        raise _os_error(str(error), path) from error
+    except RuntimeError as error:
+        raise _os_error(str(error), path) from error
+
+
+def _os_error(text: str, path: str) -> OSError:
+    message = text.splitlines()[0][:300] if text else "HDFS request failed"
+    for marker, number in ERRNO_OF_EXCEPTION:
+        if marker in text:
+            if number == errno.ECONNREFUSED:
+                return ConnectionRefusedError(number, f"HDFS NameNode unreachable: {message}")
+            return OSError(number, message, path)
+    return OSError(errno.EIO, message, path)
+
+
+class Hdfs:
+    """One HDFS namespace (thread-safe: hdfs-native clients may be shared)."""
+
+    def __init__(self, namenode: str, replication: int | None = None, block_size: int | None = None) -> None:
+        self.namenode = namenode
+        self.url = f"hdfs://{namenode}"
+        self.client = Client(self.url, config={"dfs.client.use.datanode.hostname": "false"})
+        self._replication = replication
+        self._block_size = block_size
+
+    def info(self, path: str) -> FileStatus:
+        return translated(lambda: self.client.get_file_info(path), path)
+
+    def listdir(self, path: str) -> list[FileStatus]:
+        return translated(lambda: list(self.client.list_status(path)), path)
+
+    def mkdirs(self, path: str, mode: int = 0o700) -> None:
+        translated(lambda: self.client.mkdirs(path, mode, create_parent=True), path)
+
+    def mkdir(self, path: str, mode: int = 0o700) -> None:
+        """Create one directory; its parent must exist, and the name must be free."""
+        with contextlib.suppress(FileNotFoundError):
+            self.info(path)
+            raise FileExistsError(errno.EEXIST, "already exists", path)
+        if not stat_is_dir(self.info(posixpath.dirname(path) or "/")):
+            raise NotADirectoryError(errno.ENOTDIR, "parent is not a directory", path)
+        translated(lambda: self.client.mkdirs(path, mode, create_parent=False), path)
+
+    def delete(self, path: str, directory: bool) -> None:
+        if directory and self.listdir(path):
+            raise OSError(errno.ENOTEMPTY, "directory not empty", path)
+        if not translated(lambda: self.client.delete(path, recursive=False), path):
+            raise FileNotFoundError(errno.ENOENT, "no such file", path)
+
+    def rename(self, source: str, target: str) -> None:
+        """Move `source` to `target`, replacing a file (not a directory) there."""
+        with contextlib.suppress(FileNotFoundError):
+            if self.info(target).isdir:
+                raise IsADirectoryError(errno.EISDIR, "target is a directory", target)
+        translated(lambda: self.client.rename(source, target, overwrite=True), source)
+
+    def chmod(self, path: str, mode: int) -> None:
+        translated(lambda: self.client.set_permission(path, mode), path)
+
+    @contextlib.contextmanager
+    def reader(self, path: str) -> Iterator[BinaryIO]:
+        handle = translated(lambda: self.client.read(path), path)
+        try:
+            yield handle
+        finally:
+            handle.close()
+
+    def download(self, path: str, sink: BinaryIO) -> int:
+        """Copy file `path` into `sink`; returns its size."""
+        total = 0
+        with self.reader(path) as source:
+            while block := translated(lambda: source.read(COPY_BLOCK), path):
+                sink.write(block)
+                total += len(block)
+        return total
+
+    def upload(self, source: BinaryIO, path: str, mode: int = 0o600) -> None:
+        """Write `source` (to its end) as the whole new content of `path`, atomically."""
+        temporary = temp_sibling(path)
+        options = WriteOptions()
+        options.overwrite, options.create_parent, options.permission = True, False, mode
+        if self._replication:
+            options.replication = self._replication
+        if self._block_size:
+            options.block_size = self._block_size
+        try:
+            writer = translated(lambda: self.client.create(temporary, options), temporary)
+            try:
+                while block := source.read(COPY_BLOCK):
+                    translated(lambda: writer.write(block), path)
+            finally:
+                translated(writer.close, path)
+            self.rename(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError, RuntimeError):
+                self.client.delete(temporary, recursive=False)
+            raise
+
+
+def stat_is_dir(status: FileStatus) -> bool:
+    return bool(status.isdir)
+
+
+def mode_of(status: FileStatus) -> int:
+    return (stat.S_IFDIR if status.isdir else stat.S_IFREG) | (status.permission & 0o7777)

@@ -1,0 +1,265 @@
+"""`swiftcloud services start hdfs [--datanodes N]`: a real HDFS (NameNode + N DataNodes) on 127.0.0.1.
+
+The servers are Apache Hadoop's own (`org.apache.hadoop.hdfs.server.*`),
+run from the jars that setup copies from Maven Central into
+`$SWIFTCLOUD_HADOOP_LIB` (default `/opt/swiftcloud/hadoop/lib`). Under
+`<state>/hdfs/`: `name/` (the NameNode's metadata, formatted at the first
+start), `nodeI/data` (DataNode `nodeI`'s blocks), one configuration directory
+per process (`conf-namenode`, `conf-nodeI`) and one log each. Every address
+and bind host is 127.0.0.1 on ports chosen free at start; each DataNode
+reports its emulated node name (`dfs.datanode.hostname`), so the block
+locations the NameNode gives name nodes, not addresses. `start` returns once
+the NameNode is out of safe mode with every DataNode live (its JMX says so),
+and the mount for the shared mode is up at `<state>/hdfs/mnt`.
+
+HDFS authenticates with Kerberos or not at all ("simple": a client names its
+user). These servers bind loopback only, keep files private to their owner
+(umask 077, data directories 700) and check permissions, but any local process
+could claim any user: docs/storage.md says so.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import sys
+import urllib.request
+from dataclasses import asdict
+from typing import Any
+from xml.sax.saxutils import escape
+
+from storage_adapters.errors import MissingDependencyError, ServiceError
+from storage_adapters.fuse.mounting import Process, mount_client, started, unmount
+from storage_adapters.services.common import (
+    LOOPBACK,
+    ServiceRecord,
+    forget_record,
+    free_port,
+    load_record,
+    log_tail,
+    running_record,
+    save_record,
+    service_dir,
+    spawn,
+    wait_until,
+)
+
+NAME = "hdfs"
+FSTYPE = "fuse.hdfs"
+DEFAULT_LIB = "/opt/swiftcloud/hadoop/lib"
+DEFAULT_BLOCK_SIZE = 128 * 1024 * 1024
+INSTALL_HINT = "bash setup.d/40-hdfs.sh (Hadoop's jars from Maven Central, and Java)"
+NAMENODE_CLASS = "org.apache.hadoop.hdfs.server.namenode.NameNode"
+DATANODE_CLASS = "org.apache.hadoop.hdfs.server.datanode.DataNode"
+WEBAPPS = ("hdfs", "datanode", "secondary", "static")
+
+
+def hadoop_lib() -> str:
+    return os.environ.get("SWIFTCLOUD_HADOOP_LIB") or DEFAULT_LIB
+
+
+def class_path(conf_dir: str) -> str:
+    """The configuration directory, then hadoop-hdfs (first, or an old jackson-core wins),
+    then every other jar."""
+    jars = sorted(glob.glob(os.path.join(hadoop_lib(), "*.jar")))
+    hdfs = [jar for jar in jars if os.path.basename(jar).startswith("hadoop-hdfs-3")]
+    if not hdfs or shutil.which("java") is None:
+        raise MissingDependencyError(f"HDFS needs Java and Hadoop's jars in {hadoop_lib()}: {INSTALL_HINT}")
+    return os.pathsep.join([conf_dir, *hdfs, *(jar for jar in jars if jar not in hdfs)])
+
+
+def node_names(count: int) -> list[str]:
+    return [f"node{index}" for index in range(count)]
+
+
+def _site(properties: dict[str, object]) -> str:
+    entries = "".join(f"  <property><name>{escape(key)}</name><value>{escape(str(value))}</value></property>\n"
+                      for key, value in properties.items())
+    return f'<?xml version="1.0"?>\n<configuration>\n{entries}</configuration>\n'
+
+
+def _write_conf(conf_dir: str, core: dict[str, object], hdfs: dict[str, object]) -> None:
+    """core-site.xml, hdfs-site.xml and the empty webapps directories the HTTP servers look
+    for on the class path."""
+    os.makedirs(conf_dir, mode=0o700, exist_ok=True)
+    for webapp in WEBAPPS:
+        os.makedirs(os.path.join(conf_dir, "webapps", webapp), exist_ok=True)
+    for name, properties in (("core-site.xml", core), ("hdfs-site.xml", hdfs)):
+        with open(os.path.join(conf_dir, name), "w") as handle:
+            handle.write(_site(properties))
+
+
+def _java(conf_dir: str, main_class: str, *args: str, log_dir: str) -> list[str]:
+    return ["java", "-Xmx512m", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+            f"-Dhadoop.log.dir={log_dir}", f"-Dhadoop.home.dir={os.path.dirname(hadoop_lib())}",
+            "-Djava.net.preferIPv4Stack=true", "-cp", class_path(conf_dir), main_class, *args]
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("HADOOP_CONF_DIR", None)  # ours is on the class path
+    return env
+
+
+def namenode_state(http_port: int) -> dict[str, Any] | None:
+    """The NameNode's FSNamesystemState from its JMX servlet (None while it does not answer)."""
+    url = f"http://{LOOPBACK}:{http_port}/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState"
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            beans = json.load(response).get("beans", [])
+    except (OSError, ValueError):
+        return None
+    return beans[0] if beans else None
+
+
+def _ready(http_port: int, datanodes: int) -> bool:
+    state = namenode_state(http_port)
+    return state is not None and state.get("NumLiveDataNodes") == datanodes and state.get("FSState") == "Operational" \
+        and not _in_safe_mode(http_port)
+
+
+def _in_safe_mode(http_port: int) -> bool:
+    url = f"http://{LOOPBACK}:{http_port}/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo"
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            beans = json.load(response).get("beans", [])
+    except (OSError, ValueError):
+        return True
+    return not beans or bool(beans[0].get("Safemode"))
+
+
+def start(state_dir: str, datanodes: int = 1, replication: int = 1,
+          block_size: int = DEFAULT_BLOCK_SIZE) -> ServiceRecord:
+    """Start a NameNode, `datanodes` DataNodes and the mount (or return the running service)."""
+    existing = running_record(state_dir, NAME)
+    if existing is not None:
+        return existing
+    if not 1 <= datanodes <= 32:
+        raise ServiceError(f"--datanodes must be between 1 and 32, not {datanodes}")
+    if not 1 <= replication <= datanodes:
+        raise ServiceError(f"the replication factor must be between 1 and the number of DataNodes ({datanodes})")
+    directory = service_dir(state_dir, NAME)
+    rpc_port, http_port = free_port(), free_port()
+    address = f"{LOOPBACK}:{rpc_port}"
+    core = {"fs.defaultFS": f"hdfs://{address}", "hadoop.tmp.dir": os.path.join(directory, "tmp"),
+            "fs.permissions.umask-mode": "077", "hadoop.security.authentication": "simple"}
+    common = {
+        "dfs.replication": replication, "dfs.blocksize": block_size,
+        "dfs.namenode.rpc-address": address, "dfs.namenode.rpc-bind-host": LOOPBACK,
+        "dfs.namenode.http-address": f"{LOOPBACK}:{http_port}", "dfs.namenode.http-bind-host": LOOPBACK,
+        "dfs.namenode.https-address": f"{LOOPBACK}:0", "dfs.namenode.https-bind-host": LOOPBACK,
+        "dfs.namenode.secondary.http-address": f"{LOOPBACK}:0",
+        "dfs.namenode.datanode.registration.ip-hostname-check": "false",
+        "dfs.namenode.safemode.extension": 0, "dfs.namenode.safemode.min.datanodes": 0,
+        "dfs.heartbeat.interval": 1, "dfs.namenode.heartbeat.recheck-interval": 10000,
+        "dfs.permissions.enabled": "true", "dfs.webhdfs.enabled": "true",
+        "dfs.namenode.name.dir": f"file://{os.path.join(directory, 'name')}",
+        "dfs.datanode.data.dir.perm": "700",
+    }
+    processes: list[Process] = []
+    mountpoint = os.path.realpath(os.path.join(directory, "mnt"))
+    client: Process | None = None
+    try:
+        namenode_conf = os.path.join(directory, "conf-namenode")
+        _write_conf(namenode_conf, core, common)
+        if not os.path.isdir(os.path.join(directory, "name", "current")):
+            _format(namenode_conf, directory)
+        log = os.path.join(directory, "namenode.log")
+        namenode = spawn(_java(namenode_conf, NAMENODE_CLASS, log_dir=directory), log, _environment())
+        processes.append(started("namenode", namenode, log, rpc_port))
+        wait_until(lambda: namenode_state(http_port) is not None, namenode, "the HDFS NameNode", log, timeout=120)
+        for node in node_names(datanodes):
+            processes.append(_start_datanode(directory, node, core, common))
+        wait_until(lambda: _ready(http_port, datanodes), namenode, "HDFS (all DataNodes live, safe mode off)", log,
+                   timeout=120)
+        client = mount(mountpoint, address, os.path.join(directory, "spool"),
+                       os.path.join(directory, "client.log"))
+    except BaseException:
+        _stop_all(mountpoint, client, processes)
+        raise
+    info: dict[str, Any] = {
+        "namenode": address, "http": f"{LOOPBACK}:{http_port}", "mountpoint": mountpoint,
+        "nodes": ",".join(node_names(datanodes)), "replication": replication, "block_size": block_size,
+        "log": directory, "processes": [asdict(process) for process in [*processes, client]],
+    }
+    record = ServiceRecord(NAME, processes[0].pid, processes[0].create_time, info)
+    save_record(state_dir, record)
+    return record
+
+
+def _format(conf_dir: str, directory: str) -> None:
+    log = os.path.join(directory, "format.log")
+    formatting = spawn(_java(conf_dir, NAMENODE_CLASS, "-format", "-force", "-nonInteractive", log_dir=directory),
+                       log, _environment())
+    if formatting.wait(timeout=120) != 0:
+        raise ServiceError(f"formatting the HDFS NameNode failed:\n{log_tail(log)}")
+
+
+def _start_datanode(directory: str, node: str, core: dict[str, object], common: dict[str, object]) -> Process:
+    node_dir = os.path.join(directory, node)
+    os.makedirs(node_dir, mode=0o700, exist_ok=True)
+    port = free_port()
+    conf = {**common,
+            "dfs.datanode.data.dir": f"file://{os.path.join(node_dir, 'data')}",
+            "dfs.datanode.address": f"{LOOPBACK}:{port}",
+            "dfs.datanode.http.address": f"{LOOPBACK}:{free_port()}",
+            "dfs.datanode.ipc.address": f"{LOOPBACK}:{free_port()}",
+            "dfs.datanode.https.address": f"{LOOPBACK}:0",
+            "dfs.datanode.hostname": node}
+    conf_dir = os.path.join(directory, f"conf-{node}")
+    _write_conf(conf_dir, core, conf)
+    log = os.path.join(directory, f"datanode-{node}.log")
+    process = spawn(_java(conf_dir, DATANODE_CLASS, log_dir=node_dir), log, _environment())
+    return started("datanode", process, log, port, node)
+
+
+def mount(mountpoint: str, namenode: str, spool_dir: str, log: str, root: str = "/",
+          replication: int | None = None, block_size: int | None = None) -> Process:
+    """Mount HDFS (`root` of it) at `mountpoint` with our FUSE client; returns once mounted.
+    Files written through it get `replication` and `block_size` (else the servers' defaults)."""
+    os.makedirs(mountpoint, exist_ok=True)
+    os.makedirs(spool_dir, mode=0o700, exist_ok=True)
+    mountpoint = os.path.realpath(mountpoint)
+    argv = [sys.executable, "-m", "storage_adapters.hdfs", "mount", "--mount", mountpoint, "--namenode", namenode,
+            "--root", root, "--spool-dir", spool_dir]
+    if replication:
+        argv += ["--replication", str(replication)]
+    if block_size:
+        argv += ["--block-size", str(block_size)]
+    return mount_client(argv, mountpoint, FSTYPE, "the HDFS client", log)
+
+
+def release(mountpoint: str, client: Process | None) -> None:
+    unmount(mountpoint, FSTYPE, client)
+
+
+def processes(record: ServiceRecord) -> list[Process]:
+    """The processes of a started service: NameNode, DataNodes, and the mount's client last."""
+    return [Process(**entry) for entry in record.info["processes"]]
+
+
+def _stop_all(mountpoint: str, client: Process | None, servers: list[Process]) -> None:
+    release(mountpoint, client)
+    for process in reversed(servers):  # DataNodes before the NameNode
+        process.stop(timeout=20)
+
+
+def stop(state_dir: str) -> bool:
+    """Unmount and stop every process; False if the service was not running. Data stays."""
+    record = load_record(state_dir, NAME)
+    if record is None:
+        return False
+    recorded = processes(record)
+    running = any(process.running() for process in recorded)
+    clients = [process for process in recorded if process.role == "client"]
+    _stop_all(record.info["mountpoint"], clients[0] if clients else None,
+              [process for process in recorded if process.role != "client"])
+    forget_record(state_dir, NAME)
+    return running
+
+
+def status(state_dir: str) -> ServiceRecord | None:
+    """The service's record while its NameNode runs, or None."""
+    return running_record(state_dir, NAME)

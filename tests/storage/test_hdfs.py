@@ -1,0 +1,252 @@
+"""HDFS: conformance in both modes against a real NameNode and DataNodes, POSIX through our
+mount, block locations and data-aware placement, and faults (NameNode down, a DataNode
+killed during a write).
+
+One service (`swiftcloud services start hdfs` code: a NameNode, DataNodes node0 and
+node1, our FUSE mount) serves the module; the fault tests start their own. Every
+service is stopped by PID and checked to be gone (no process, no mount) at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storage_adapters.errors import StorageConfigError
+from storage_adapters.hdfs import service
+from storage_adapters.hdfs.adapter import HdfsAdapter, HdfsMountAdapter
+from storage_adapters.services.common import ServiceRecord
+from storage_adapters.services.s3fs_mount import mounted_fstype
+
+from .abstract import StorageConformance
+from .conftest import unique_name
+from .mosastore.locality import count_locality
+from .mosastore.stores import skip_unless_fuse
+
+MB = 1024 * 1024
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def assert_nothing_left(record: ServiceRecord) -> None:
+    alive = [f"{p.role} {p.node} (pid {p.pid})" for p in service.processes(record) if p.running()]
+    assert alive == [], f"processes left running: {alive}"
+    assert mounted_fstype(record.info["mountpoint"]) is None, "the mount was left behind"
+
+
+@pytest.fixture(scope="module")
+def hdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
+    skip_unless_fuse()
+    state = str(tmp_path_factory.mktemp("hdfs-state"))
+    record = service.start(state, datanodes=2)
+    try:
+        yield record
+    finally:
+        service.stop(state)
+        assert_nothing_left(record)
+
+
+def mount_of(record: ServiceRecord) -> Path:
+    return Path(record.info["mountpoint"])
+
+
+class TestHdfsStaging(StorageConformance):
+    @pytest.fixture
+    def adapter(self, hdfs: ServiceRecord) -> Iterator[HdfsAdapter]:
+        adapter = HdfsAdapter(hdfs.info["namenode"], subdir=unique_name("staging"), http=hdfs.info["http"])
+        adapter.check()
+        yield adapter
+        adapter.close()
+
+
+class TestHdfsShared(StorageConformance):
+    @pytest.fixture
+    def adapter(self, hdfs: ServiceRecord) -> Iterator[HdfsMountAdapter]:
+        adapter = HdfsMountAdapter(hdfs.info["mountpoint"], hdfs.info["namenode"], subdir=unique_name("shared"),
+                                   http=hdfs.info["http"], auto_mount=False)
+        adapter.check()
+        yield adapter
+        adapter.close()
+
+
+# ----- POSIX through the mount: HDFS is write-once, the mount publishes whole versions -----
+
+def test_random_writes_rewrites_and_truncation_publish_whole_versions(hdfs: ServiceRecord) -> None:
+    path = mount_of(hdfs) / unique_name("rw")
+    data = bytearray(os.urandom(3 * MB + 100))
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.seek(MB // 2)
+        handle.write(b"X" * 1000)
+    data[MB // 2:MB // 2 + 1000] = b"X" * 1000
+    with open(path, "rb") as handle:
+        for offset in (2 * MB + 5, 7, MB - 3, 3 * MB + 90):
+            handle.seek(offset)
+            assert handle.read(20) == bytes(data[offset:offset + 20])
+    with open(path, "r+b") as handle:  # the middle of a closed file: a new version, not corruption
+        handle.seek(2 * MB)
+        handle.write(b"Y" * 10)
+    data[2 * MB:2 * MB + 10] = b"Y" * 10
+    assert path.read_bytes() == data
+    os.truncate(path, MB + 7)
+    assert path.read_bytes() == data[:MB + 7]
+    with open(path, "ab") as handle:
+        handle.write(b"tail")
+    assert path.read_bytes() == bytes(data[:MB + 7]) + b"tail"
+
+
+def test_posix_tools_and_a_second_mount(hdfs: ServiceRecord, tmp_path: Path) -> None:
+    root = mount_of(hdfs) / unique_name("posix")
+    root.mkdir()
+    source = tmp_path / "source.bin"
+    source.write_bytes(os.urandom(5 * MB + 12345))
+    subprocess.run(["cp", str(source), str(root / "copy.bin")], check=True)
+    subprocess.run(["mkdir", "-p", str(root / "sub" / "deeper")], check=True)
+    subprocess.run(["mv", str(root / "copy.bin"), str(root / "sub" / "deeper" / "moved.bin")], check=True)
+    assert sorted(os.listdir(root)) == ["sub"]
+    other = service.mount(str(tmp_path / "mnt2"), hdfs.info["namenode"], str(tmp_path / "spool"),
+                          str(tmp_path / "client2.log"))
+    try:
+        seen = tmp_path / "mnt2" / root.name / "sub" / "deeper" / "moved.bin"
+        assert seen.read_bytes() == source.read_bytes()
+        with open(root / "later.bin", "wb") as handle:
+            handle.write(b"not yet")
+            handle.flush()
+            assert not (tmp_path / "mnt2" / root.name / "later.bin").exists()
+        assert (tmp_path / "mnt2" / root.name / "later.bin").read_bytes() == b"not yet"
+    finally:
+        service.release(str(tmp_path / "mnt2"), other)
+    assert mounted_fstype(str(tmp_path / "mnt2")) is None
+
+
+# ----- locations and placement -----
+
+def test_locations_name_the_datanode_holding_the_blocks(hdfs: ServiceRecord) -> None:
+    adapter = HdfsAdapter(hdfs.info["namenode"], subdir=unique_name("where"), http=hdfs.info["http"])
+    adapter.check()
+    adapter.pipe("one.bin", os.urandom(MB))
+    [node] = adapter.locations("one.bin")
+    assert node in hdfs.info["nodes"].split(",")
+    # The DataNode named there really holds the block: its data directory has a block file of that size.
+    data_dir = Path(hdfs.info["log"]) / node / "data"
+    assert any(block.stat().st_size == MB for block in data_dir.rglob("blk_*") if not block.name.endswith(".meta"))
+    assert adapter.locations("missing.bin") == []
+    shared = HdfsMountAdapter(hdfs.info["mountpoint"], hdfs.info["namenode"], subdir=adapter._root.strip("/"),
+                              http=hdfs.info["http"], auto_mount=False)
+    assert shared.locations("one.bin") == [node]
+    assert HdfsAdapter(hdfs.info["namenode"]).locations("x") == []  # no web address: unknown, not an error
+
+
+TASKS = 40
+WORKFLOW = f"""
+app (file o) produce (int i) {{ "sh" "-c" "head -c 262144 /dev/urandom > \\"$0\\"" @o }}
+app (file o) digest (file i) {{ "sha256sum" @i @stdout=o }}
+foreach i in [1:{TASKS}] {{
+  file part <sprintf("stage1/part_%i.dat", i)> = produce(i);
+  file sum <sprintf("stage2/part_%i.sha", i)> = digest(part);
+}}
+"""
+
+
+def test_consumers_run_on_the_node_holding_their_input(hdfs: ServiceRecord, tmp_path: Path) -> None:
+    nodes = hdfs.info["nodes"].split(",")
+    script = tmp_path / "locality.swift"
+    script.write_text(WORKFLOW)
+    subdir = unique_name("locality")
+    (tmp_path / "swiftcloud.toml").write_text(f'[storage.hdfs]\nmode = "shared"\nsubdir = "{subdir}"\n')
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "SWIFTCLOUD_STATE_DIR": str(Path(hdfs.info["log"]).parent)}
+    run = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "run", "--transport", "local", "-n", "3", "--nodes", ",".join(nodes),
+         "--storage", "hdfs", "--run-dir", str(tmp_path / "run"), str(script)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    adapter = HdfsMountAdapter(hdfs.info["mountpoint"], hdfs.info["namenode"], subdir=subdir,
+                               http=hdfs.info["http"], auto_mount=False)
+    produced = [adapter.locations(f"stage1/part_{i}.dat") for i in range(1, TASKS + 1)]
+    assert all(len(held) == 1 and held[0] in nodes for held in produced), produced
+    count = count_locality(str(tmp_path / "run" / "events.jsonl"), adapter)
+    assert count.counted == TASKS
+    print(f"locality: {count.local}/{count.counted} consuming tasks ran on the node holding their input")
+    assert count.fraction >= 0.9, f"only {count.local}/{count.counted} tasks ran where their input is"
+
+
+# ----- configuration and faults -----
+
+def test_try_it_mode_and_a_table_with_only_the_mode(hdfs: ServiceRecord, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(Path(hdfs.info["log"]).parent)}
+    (tmp_path / "in.txt").write_text("through hdfs\n")
+    for mode in ("staging", "shared"):
+        work = tmp_path / mode
+        work.mkdir()
+        (work / "swiftcloud.toml").write_text(f'[storage.hdfs]\nmode = "{mode}"\n')
+        name = f"try/{unique_name(mode)}.txt"
+        put = subprocess.run([sys.executable, "-m", "engine.cli", "put", "--storage", "hdfs", str(tmp_path / "in.txt"),
+                              name], cwd=work, env=env, capture_output=True, text=True, timeout=60)
+        assert put.returncode == 0, put.stderr
+        assert (mount_of(hdfs) / name).read_text() == "through hdfs\n"
+
+
+
+def test_replication_and_block_size_are_per_store(hdfs: ServiceRecord) -> None:
+    nodes = hdfs.info["nodes"].split(",")
+    replicated = HdfsAdapter(hdfs.info["namenode"], subdir=unique_name("replicated"), http=hdfs.info["http"],
+                             replication=2, block_size=MB)
+    replicated.check()
+    replicated.pipe("two.bin", os.urandom(3 * MB + 1))
+    assert sorted(replicated.locations("two.bin")) == sorted(nodes)
+    status = replicated._hdfs.info(replicated._path("two.bin"))
+    assert (status.replication, status.blocksize) == (2, MB)
+
+
+def test_a_namenode_that_is_down_is_a_clear_error_not_a_hang() -> None:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    with pytest.raises(StorageConfigError, match="cannot reach the NameNode: Connection refused"):
+        HdfsAdapter(f"127.0.0.1:{port}").check()
+
+
+def test_a_datanode_killed_during_a_write_fails_the_write_and_publishes_nothing(tmp_path: Path) -> None:
+    skip_unless_fuse()
+    state = str(tmp_path / "state")
+    record = service.start(state, datanodes=1)
+    try:
+        adapter = HdfsAdapter(record.info["namenode"], subdir="fault", http=record.info["http"])
+        adapter.check()
+        source = tmp_path / "big.bin"
+        with open(source, "wb") as handle:
+            for _ in range(256):
+                handle.write(os.urandom(MB))
+        outcome: list[BaseException | None] = []
+
+        def write() -> None:
+            try:
+                adapter.put_file(str(source), "big.bin")
+                outcome.append(None)
+            except BaseException as error:  # noqa: BLE001 - handed to the test
+                outcome.append(error)
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        datanode = next(p for p in service.processes(record) if p.role == "datanode")
+        temporaries = Path(record.info["log"]) / "node0" / "data"
+        while writer.is_alive() and not any(temporaries.rglob("blk_*")):
+            time.sleep(0.01)  # until the first block is being written
+        os.kill(datanode.pid, signal.SIGKILL)
+        writer.join(180)
+        assert not writer.is_alive(), "the write hung after its DataNode died"
+        assert outcome and isinstance(outcome[0], OSError), outcome
+        assert not adapter.exists("big.bin")
+    finally:
+        service.stop(state)
+        assert_nothing_left(record)
