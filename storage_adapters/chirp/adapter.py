@@ -26,18 +26,17 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
-import tempfile
 from typing import IO, TYPE_CHECKING, ClassVar
 
-from storage_adapters.base import DIRECTORY, FILE, AtomicWriter, FileInfo, StorageAdapter, StoreFile, remove_quietly
+from storage_adapters.base import DIRECTORY, FILE, FileInfo, StorageAdapter
 from storage_adapters.chirp import service
 from storage_adapters.chirp.client import ChirpClient, parse_address
 from storage_adapters.chirp.protocol import AuthenticationRefused, Connection
-from storage_adapters.errors import ServiceError, StorageConfigError
+from storage_adapters.errors import StorageConfigError
 from storage_adapters.fuse.mounting import Process
-from storage_adapters.local import LocalAdapter
+from storage_adapters.mounted import MountedStore
 from storage_adapters.paths import is_temp_name, temp_sibling
-from storage_adapters.services.s3fs_mount import mounted_fstype
+from storage_adapters.wholefile import WholeFileTransfers
 
 if TYPE_CHECKING:
     from storage_adapters.config import StorageSettings
@@ -83,7 +82,7 @@ def _make_dirs(connection: Connection, path: str) -> None:
                 raise NotADirectoryError(errno.ENOTDIR, "a parent is a file", current) from None
 
 
-class ChirpAdapter(StorageAdapter):
+class ChirpAdapter(WholeFileTransfers, StorageAdapter):
     """Files staged to and from a chirp_server with Chirp's own requests."""
 
     backend: ClassVar[str] = "chirp"
@@ -161,33 +160,9 @@ class ChirpAdapter(StorageAdapter):
             entries.append(FileInfo(child, DIRECTORY, 0) if status.is_dir else FileInfo(child, FILE, status.size))
         return entries
 
-    def _open(self, path: str, mode: str) -> StoreFile:
-        if mode == "rb":
-            spool = tempfile.TemporaryFile()
-            try:
-                self._get_file_into(path, spool)
-                spool.seek(0)
-            except BaseException:
-                spool.close()
-                raise
-            return spool
-        descriptor, local = tempfile.mkstemp(prefix="chirp-upload-")
-
-        def commit() -> None:
-            try:
-                self._put_file(local, path)
-            finally:
-                remove_quietly(local)
-
-        return AtomicWriter(os.fdopen(descriptor, "wb"), commit=commit, abort=lambda: remove_quietly(local))
-
-    def _get_file_into(self, path: str, sink: IO[bytes]) -> None:
+    def _download(self, path: str, sink: IO[bytes]) -> None:
         full = self._path(path)
         self._client.call(lambda c: c.getfile(full, sink))
-
-    def _get_file(self, path: str, local_path: str) -> None:
-        with open(local_path, "wb") as sink:
-            self._get_file_into(path, sink)
 
     def _put_file(self, local_path: str, path: str) -> None:
         target = self._path(path)
@@ -231,49 +206,28 @@ class ChirpAdapter(StorageAdapter):
         self._client.call(lambda c: c.rename(source, target))
 
 
-class ChirpMountAdapter(LocalAdapter):
+class ChirpMountAdapter(MountedStore):
     """The chirp_server mounted with our FUSE client, at the same path on every node."""
 
     backend: ClassVar[str] = "chirp"
     mode: ClassVar[str] = "shared"
+    fstype: ClassVar[str] = service.FSTYPE
 
     def __init__(self, mount_point: str, server: str, name: str = "chirp", subdir: str = "",
                  auto_mount: bool = True, work_dir: str | None = None) -> None:
-        self.mount_point = os.path.realpath(mount_point)
-        super().__init__(os.path.join(self.mount_point, subdir), name, create=True)
+        super().__init__(mount_point, name, subdir, auto_mount,
+                         work_dir or os.path.join(".swiftcloud", "chirp-client"))
         self.server = server
-        self._auto_mount = auto_mount
-        self._work_dir = os.path.abspath(work_dir or os.path.join(".swiftcloud", "chirp-client"))
-        self._client: Process | None = None
 
     def describe(self) -> str:
         return f"storage '{self.name}' (chirp, server {self.server}, mounted at {self.mount_point})"
 
-    def check(self) -> None:
-        fstype = mounted_fstype(self.mount_point)
-        if fstype is None:
-            self._mount()
-        elif fstype != service.FSTYPE:
-            raise StorageConfigError(f"{self.describe()}: {self.mount_point} is already a {fstype} mount, not Chirp")
-        super().check()
-
-    def _mount(self) -> None:
-        label = self.describe()
-        if not self._auto_mount:
-            raise StorageConfigError(f"{label}: the server is not mounted and auto_mount is false")
+    def _check_server(self) -> None:
         client = ChirpClient(self.server)
         try:
-            _reach(client, "/", label)
+            _reach(client, "/", self.describe())
         finally:
             client.close()
-        try:
-            self._client = service.mount(self.mount_point, self.server, os.path.join(self._work_dir, "spool"),
-                                         os.path.join(self._work_dir, "client.log"))
-        except ServiceError as error:
-            raise StorageConfigError(f"{label}: mounting failed: {error}") from error
 
-    def close(self) -> None:
-        """Unmount the server if this adapter mounted it."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            service.release(self.mount_point, client)
+    def _start_client(self, spool_dir: str, log: str) -> Process:
+        return service.mount(self.mount_point, self.server, spool_dir, log)

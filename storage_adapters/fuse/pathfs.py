@@ -19,11 +19,13 @@ by the trio thread.
 
 from __future__ import annotations
 
+import argparse
 import errno
 import logging
 import os
 import posixpath
 import stat
+import sys
 import tempfile
 import threading
 import time
@@ -564,6 +566,36 @@ class PathFS(pyfuse3.Operations):
 
     async def access(self, inode: int, mode: int, ctx: pyfuse3.RequestContext) -> bool:
         return True  # the kernel checks permissions itself (default_permissions)
+
+
+def mount_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The options every PathFS client takes; the caller adds how to reach its store."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--mount", required=True, help="mount point (the same path on every node)")
+    parser.add_argument("--root", default="/", help="directory of the store shown as the mount's root")
+    parser.add_argument("--spool-dir", default=tempfile.gettempdir(), help="local directory for files being written")
+    parser.add_argument("--timeout", type=float, default=1.0, help="seconds the kernel caches names and attributes")
+    parser.add_argument("--verbose", action="store_true")
+    return parser
+
+
+def setup_logging(name: str, verbose: bool) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, stream=sys.stderr,
+                        format=f"%(asctime)s {name}-client %(levelname)s %(message)s")
+
+
+def run_mount(remote: Remote, args: argparse.Namespace, name: str, where: str) -> int:
+    """Mount `remote` at `args.mount` (file system type `fuse.NAME`) and serve it until unmounted."""
+    os.makedirs(args.spool_dir, mode=0o700, exist_ok=True)
+    fs = PathFS(remote, args.spool_dir, args.timeout)
+    pyfuse3.init(fs, os.path.realpath(args.mount), set(pyfuse3.default_options) | {f"fsname={name}", f"subtype={name}"})
+    log.info("mounted %s at %s", where, args.mount)
+    try:
+        trio.run(serve, fs)
+    finally:
+        pyfuse3.close(unmount=True)
+    log.info("unmounted %s", args.mount)
+    return 0
 
 
 async def serve(fs: pyfuse3.Operations) -> None:

@@ -29,21 +29,20 @@ import json
 import os
 import posixpath
 import socket
-import tempfile
 import threading
 import urllib.parse
 import urllib.request
 from collections import Counter
 from typing import IO, TYPE_CHECKING, ClassVar
 
-from storage_adapters.base import DIRECTORY, FILE, AtomicWriter, FileInfo, StorageAdapter, StoreFile, remove_quietly
-from storage_adapters.errors import ServiceError, StorageConfigError
+from storage_adapters.base import DIRECTORY, FILE, FileInfo, StorageAdapter
+from storage_adapters.errors import StorageConfigError
 from storage_adapters.fuse.mounting import Process
 from storage_adapters.hdfs import service
 from storage_adapters.hdfs.client import Hdfs
-from storage_adapters.local import LocalAdapter
+from storage_adapters.mounted import MountedStore
 from storage_adapters.paths import is_temp_name
-from storage_adapters.services.s3fs_mount import mounted_fstype
+from storage_adapters.wholefile import WholeFileTransfers
 
 if TYPE_CHECKING:
     from storage_adapters.config import StorageSettings
@@ -129,7 +128,7 @@ def _user() -> str:
     return pwd.getpwuid(os.geteuid()).pw_name
 
 
-class HdfsAdapter(StorageAdapter):
+class HdfsAdapter(WholeFileTransfers, StorageAdapter):
     """Files staged to and from HDFS with the native client."""
 
     backend: ClassVar[str] = "hdfs"
@@ -209,32 +208,8 @@ class HdfsAdapter(StorageAdapter):
             entries.append(FileInfo(child, DIRECTORY, 0) if status.isdir else FileInfo(child, FILE, status.length))
         return entries
 
-    def _open(self, path: str, mode: str) -> StoreFile:
-        if mode == "rb":
-            spool = tempfile.TemporaryFile()
-            try:
-                self._download(path, spool)
-                spool.seek(0)
-            except BaseException:
-                spool.close()
-                raise
-            return spool
-        descriptor, local = tempfile.mkstemp(prefix="hdfs-upload-")
-
-        def commit() -> None:
-            try:
-                self._put_file(local, path)
-            finally:
-                remove_quietly(local)
-
-        return AtomicWriter(os.fdopen(descriptor, "wb"), commit=commit, abort=lambda: remove_quietly(local))
-
     def _download(self, path: str, sink: IO[bytes]) -> None:
         self._hdfs.download(self._path(path), sink)
-
-    def _get_file(self, path: str, local_path: str) -> None:
-        with open(local_path, "wb") as sink:
-            self._download(path, sink)
 
     def _put_file(self, local_path: str, path: str) -> None:
         with open(local_path, "rb") as source:
@@ -256,55 +231,36 @@ class HdfsAdapter(StorageAdapter):
             return []
 
 
-class HdfsMountAdapter(LocalAdapter):
+class HdfsMountAdapter(MountedStore):
     """HDFS mounted with our FUSE client, at the same path on every node."""
 
     backend: ClassVar[str] = "hdfs"
     mode: ClassVar[str] = "shared"
+    fstype: ClassVar[str] = service.FSTYPE
 
     def __init__(self, mount_point: str, namenode: str, name: str = "hdfs", subdir: str = "",
                  http: str | None = None, auto_mount: bool = True, work_dir: str | None = None,
                  replication: int | None = None, block_size: int | None = None) -> None:
-        self.mount_point = os.path.realpath(mount_point)
-        super().__init__(os.path.join(self.mount_point, subdir), name, create=True)
+        super().__init__(mount_point, name, subdir, auto_mount, work_dir or os.path.join(".swiftcloud", "hdfs-client"))
         self.namenode = namenode
         self._subdir = subdir
-        self._auto_mount = auto_mount
-        self._work_dir = os.path.abspath(work_dir or os.path.join(".swiftcloud", "hdfs-client"))
         self._replication = replication
         self._block_size = block_size
         self._locations = BlockLocations(http)
-        self._client: Process | None = None
 
     def describe(self) -> str:
         return f"storage '{self.name}' (hdfs, NameNode {self.namenode}, mounted at {self.mount_point})"
 
     def check(self) -> None:
-        fstype = mounted_fstype(self.mount_point)
-        if fstype is None:
-            self._mount()
-        elif fstype != service.FSTYPE:
-            raise StorageConfigError(f"{self.describe()}: {self.mount_point} is already a {fstype} mount, not HDFS")
         super().check()
         self._locations.warm_up(_hdfs_root(self._subdir))
 
-    def _mount(self) -> None:
-        label = self.describe()
-        if not self._auto_mount:
-            raise StorageConfigError(f"{label}: HDFS is not mounted and auto_mount is false")
-        _reach(Hdfs(self.namenode), "/", label)
-        try:
-            self._client = service.mount(self.mount_point, self.namenode, os.path.join(self._work_dir, "spool"),
-                                         os.path.join(self._work_dir, "client.log"),
-                                         replication=self._replication, block_size=self._block_size)
-        except ServiceError as error:
-            raise StorageConfigError(f"{label}: mounting failed: {error}") from error
+    def _check_server(self) -> None:
+        _reach(Hdfs(self.namenode), "/", self.describe())
 
-    def close(self) -> None:
-        """Unmount HDFS if this adapter mounted it."""
-        if self._client is not None:
-            client, self._client = self._client, None
-            service.release(self.mount_point, client)
+    def _start_client(self, spool_dir: str, log: str) -> Process:
+        return service.mount(self.mount_point, self.namenode, spool_dir, log, replication=self._replication,
+                             block_size=self._block_size)
 
     def locations(self, path: str) -> list[str]:
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import posixpath
 import stat
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from hdfs_native import Client, FileStatus, WriteOptions
 
 from storage_adapters.paths import temp_sibling
 
+log = logging.getLogger("hdfs.client")
 Result = TypeVar("Result")
 COPY_BLOCK = 4 * 1024 * 1024
 # hdfs-native raises these without an errno.
@@ -107,7 +109,21 @@ class Hdfs:
         with contextlib.suppress(FileNotFoundError):
             if self.info(target).isdir:
                 raise IsADirectoryError(errno.EISDIR, "target is a directory", target)
-        translated(lambda: self.client.rename(source, target, overwrite=True), source)
+        try:
+            translated(lambda: self.client.rename(source, target, overwrite=True), source)
+        except FileNotFoundError:
+            # A rename that the client retried after its first attempt went through (the answer
+            # was lost) finds no source: that is success, not an error.
+            if self._exists(source) or not self._exists(target):
+                raise
+            log.warning("rename %s -> %s had already happened", source, target)
+
+    def _exists(self, path: str) -> bool:
+        try:
+            self.info(path)
+        except FileNotFoundError:
+            return False
+        return True
 
     def chmod(self, path: str, mode: int) -> None:
         translated(lambda: self.client.set_permission(path, mode), path)

@@ -1,0 +1,51 @@
+"""`open` and `get_file` for staging stores that move whole files (Chirp, HDFS).
+
+A store that can only send or receive a file in one piece implements
+`_download(path, sink)` and `_put_file`; this mixin builds the rest on them:
+`open(path, "rb")` downloads into an anonymous spool file, and `open(path,
+"wb")` collects the bytes in a local temporary file that is uploaded, through
+the store's atomic `_put_file`, when the writer is closed cleanly.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import IO
+
+from storage_adapters.base import AtomicWriter, StoreFile, remove_quietly
+
+
+class WholeFileTransfers:
+    """Mixin for a `StorageAdapter` whose transfers are whole files."""
+
+    def _download(self, path: str, sink: IO[bytes]) -> None:
+        """Write the whole content of store file `path` to `sink`."""
+        raise NotImplementedError
+
+    def _put_file(self, local_path: str, path: str) -> None:
+        raise NotImplementedError
+
+    def _open(self, path: str, mode: str) -> StoreFile:
+        if mode == "rb":
+            spool = tempfile.TemporaryFile()
+            try:
+                self._download(path, spool)
+                spool.seek(0)
+            except BaseException:
+                spool.close()
+                raise
+            return spool
+        descriptor, local = tempfile.mkstemp(prefix="swiftcloud-upload-")
+
+        def commit() -> None:
+            try:
+                self._put_file(local, path)
+            finally:
+                remove_quietly(local)
+
+        return AtomicWriter(os.fdopen(descriptor, "wb"), commit=commit, abort=lambda: remove_quietly(local))
+
+    def _get_file(self, path: str, local_path: str) -> None:
+        with open(local_path, "wb") as sink:
+            self._download(path, sink)
