@@ -265,14 +265,19 @@ def test_catalog_reports_go_to_this_machine_only(tmp_path: Path) -> None:
     catalog.settimeout(30)
     state = str(tmp_path / "state")
     server = service.start_server(state, "node-catalog-probe", service.default_subjects())
+    senders = set()
     try:
-        report, sender = catalog.recvfrom(65536)
+        while True:  # other servers of this test session may report too: wait for ours
+            report, sender = catalog.recvfrom(65536)
+            senders.add(sender[0])
+            if b"node-catalog-probe" in report:
+                break
     finally:
         catalog.close()
         service.stop_server(server)
         service.purge(state)
-    assert sender[0] == "127.0.0.1"
-    assert b"node-catalog-probe" in report and str(server.port).encode() in report
+    assert senders == {"127.0.0.1"}
+    assert str(server.port).encode() in report
 
 
 def test_try_it_mode_and_a_table_with_only_the_mode(chirp: ServiceRecord, tmp_path: Path) -> None:
