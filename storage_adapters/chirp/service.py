@@ -38,13 +38,19 @@ from typing import Any
 import psutil
 
 from storage_adapters.errors import MissingDependencyError, ServiceError
-from storage_adapters.fuse.mounting import Process, module_environment, mount_client, started, unmount
+from storage_adapters.fuse.mounting import (
+    Process,
+    module_environment,
+    mount_client,
+    recorded_processes,
+    started,
+    stop_mounted_service,
+    unmount,
+)
 from storage_adapters.services.common import (
     LOOPBACK,
     ServiceRecord,
-    forget_record,
     free_port,
-    load_record,
     port_open,
     running_record,
     save_record,
@@ -235,27 +241,22 @@ def start(state_dir: str, servers: int = 1, subjects: list[str] | None = None) -
 
 def processes(record: ServiceRecord) -> list[Process]:
     """The processes of a started service, servers first and the mount's client last."""
-    return [Process(**entry) for entry in record.info["processes"]]
+    return recorded_processes(record)
 
 
-def _stop_all(mountpoint: str, client: Process | None, servers: list[Process]) -> None:
-    release(mountpoint, client)
+def _stop_servers(servers: list[Process]) -> None:
     for server in servers:
         stop_server(server)
 
 
+def _stop_all(mountpoint: str, client: Process | None, servers: list[Process]) -> None:
+    release(mountpoint, client)
+    _stop_servers(servers)
+
+
 def stop(state_dir: str) -> bool:
     """Unmount and stop every server; False if the service was not running."""
-    record = load_record(state_dir, NAME)
-    if record is None:
-        return False
-    recorded = processes(record)
-    running = any(process.running() for process in recorded)
-    clients = [process for process in recorded if process.role == "client"]
-    _stop_all(record.info["mountpoint"], clients[0] if clients else None,
-              [process for process in recorded if process.role == "server"])
-    forget_record(state_dir, NAME)
-    return running
+    return stop_mounted_service(state_dir, NAME, FSTYPE, _stop_servers)
 
 
 def status(state_dir: str) -> ServiceRecord | None:

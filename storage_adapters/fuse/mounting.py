@@ -16,10 +16,19 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from storage_adapters.errors import MissingDependencyError, ServiceError
-from storage_adapters.services.common import is_running, spawn, stop_process, wait_until
+from storage_adapters.services.common import (
+    ServiceRecord,
+    forget_record,
+    is_running,
+    load_record,
+    spawn,
+    stop_process,
+    wait_until,
+)
 from storage_adapters.services.s3fs_mount import mounted_fstype
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -111,3 +120,24 @@ def unmount(mountpoint: str, fstype: str, client: Process | None, timeout: float
         client.stop()
     if mounted_fstype(mountpoint) == fstype:
         raise ServiceError(f"could not unmount {mountpoint}")
+
+
+def recorded_processes(record: ServiceRecord) -> list[Process]:
+    """The processes a service recorded at start (`info["processes"]`), in start order."""
+    return [Process(**entry) for entry in record.info["processes"]]
+
+
+def stop_mounted_service(state_dir: str, name: str, fstype: str,
+                         stop_servers: Callable[[list[Process]], None]) -> bool:
+    """Unmount a service's mount, stop its servers (`stop_servers`, given every recorded
+    process but the mount's client) and forget it; False if it was not running."""
+    record = load_record(state_dir, name)
+    if record is None:
+        return False
+    recorded = recorded_processes(record)
+    running = any(process.running() for process in recorded)
+    clients = [process for process in recorded if process.role == "client"]
+    unmount(record.info["mountpoint"], fstype, clients[0] if clients else None)
+    stop_servers([process for process in recorded if process.role != "client"])
+    forget_record(state_dir, name)
+    return running

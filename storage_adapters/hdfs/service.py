@@ -31,13 +31,18 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from storage_adapters.errors import MissingDependencyError, ServiceError
-from storage_adapters.fuse.mounting import Process, mount_client, started, unmount
+from storage_adapters.fuse.mounting import (
+    Process,
+    mount_client,
+    recorded_processes,
+    started,
+    stop_mounted_service,
+    unmount,
+)
 from storage_adapters.services.common import (
     LOOPBACK,
     ServiceRecord,
-    forget_record,
     free_port,
-    load_record,
     log_tail,
     running_record,
     save_record,
@@ -103,9 +108,9 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def namenode_state(http_port: int) -> dict[str, Any] | None:
-    """The NameNode's FSNamesystemState from its JMX servlet (None while it does not answer)."""
-    url = f"http://{LOOPBACK}:{http_port}/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState"
+def _jmx_bean(http_port: int, name: str) -> dict[str, Any] | None:
+    """One bean of the NameNode's JMX servlet (None while it does not answer)."""
+    url = f"http://{LOOPBACK}:{http_port}/jmx?qry=Hadoop:service=NameNode,name={name}"
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
             beans = json.load(response).get("beans", [])
@@ -114,20 +119,18 @@ def namenode_state(http_port: int) -> dict[str, Any] | None:
     return beans[0] if beans else None
 
 
+def namenode_state(http_port: int) -> dict[str, Any] | None:
+    """The NameNode's FSNamesystemState (None while it does not answer)."""
+    return _jmx_bean(http_port, "FSNamesystemState")
+
+
 def _ready(http_port: int, datanodes: int) -> bool:
+    """Every DataNode live and safe mode off."""
     state = namenode_state(http_port)
-    return state is not None and state.get("NumLiveDataNodes") == datanodes and state.get("FSState") == "Operational" \
-        and not _in_safe_mode(http_port)
-
-
-def _in_safe_mode(http_port: int) -> bool:
-    url = f"http://{LOOPBACK}:{http_port}/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo"
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            beans = json.load(response).get("beans", [])
-    except (OSError, ValueError):
-        return True
-    return not beans or bool(beans[0].get("Safemode"))
+    if state is None or state.get("NumLiveDataNodes") != datanodes or state.get("FSState") != "Operational":
+        return False
+    info = _jmx_bean(http_port, "NameNodeInfo")
+    return info is not None and not info.get("Safemode")
 
 
 def start(state_dir: str, datanodes: int = 1, replication: int = 1,
@@ -237,27 +240,22 @@ def release(mountpoint: str, client: Process | None) -> None:
 
 def processes(record: ServiceRecord) -> list[Process]:
     """The processes of a started service: NameNode, DataNodes, and the mount's client last."""
-    return [Process(**entry) for entry in record.info["processes"]]
+    return recorded_processes(record)
 
 
-def _stop_all(mountpoint: str, client: Process | None, servers: list[Process]) -> None:
-    release(mountpoint, client)
+def _stop_servers(servers: list[Process]) -> None:
     for process in reversed(servers):  # DataNodes before the NameNode
         process.stop(timeout=20)
 
 
+def _stop_all(mountpoint: str, client: Process | None, servers: list[Process]) -> None:
+    release(mountpoint, client)
+    _stop_servers(servers)
+
+
 def stop(state_dir: str) -> bool:
     """Unmount and stop every process; False if the service was not running. Data stays."""
-    record = load_record(state_dir, NAME)
-    if record is None:
-        return False
-    recorded = processes(record)
-    running = any(process.running() for process in recorded)
-    clients = [process for process in recorded if process.role == "client"]
-    _stop_all(record.info["mountpoint"], clients[0] if clients else None,
-              [process for process in recorded if process.role != "client"])
-    forget_record(state_dir, NAME)
-    return running
+    return stop_mounted_service(state_dir, NAME, FSTYPE, _stop_servers)
 
 
 def status(state_dir: str) -> ServiceRecord | None:

@@ -19,8 +19,10 @@ from dataclasses import dataclass
 import pytest
 
 from storage_adapters.errors import MissingDependencyError, StorageConfigError
+from storage_adapters.fuse.mounting import Process
 from storage_adapters.services import minio, s3fs_mount, sshd
 from storage_adapters.services.common import ServiceRecord, stop_process
+from storage_adapters.services.s3fs_mount import mounted_fstype
 
 LARGE_SIZE = 200 * 1024 * 1024
 
@@ -95,6 +97,13 @@ def s3fs_mounted(minio_server: ServiceRecord, tmp_path_factory: pytest.TempPathF
     )
     yield record
     s3fs_mount.unmount(record)
+
+
+def assert_service_gone(processes: list[Process], mountpoint: str) -> None:
+    """Every process a service started has ended and its mount is gone."""
+    alive = [f"{p.role} {p.node} (pid {p.pid})" for p in processes if p.running()]
+    assert alive == [], f"processes left running: {alive}"
+    assert mounted_fstype(mountpoint) is None, "the mount was left behind"
 
 
 def unique_name(prefix: str) -> str:

@@ -28,7 +28,7 @@ from storage_adapters.services.common import ServiceRecord
 from storage_adapters.services.s3fs_mount import mounted_fstype
 
 from .abstract import StorageConformance
-from .conftest import unique_name
+from .conftest import assert_service_gone, unique_name
 from .mosastore.locality import count_locality
 from .mosastore.stores import skip_unless_fuse
 
@@ -37,9 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def assert_nothing_left(record: ServiceRecord) -> None:
-    alive = [f"{p.role} {p.node} (pid {p.pid})" for p in service.processes(record) if p.running()]
-    assert alive == [], f"processes left running: {alive}"
-    assert mounted_fstype(record.info["mountpoint"]) is None, "the mount was left behind"
+    assert_service_gone(service.processes(record), record.info["mountpoint"])
 
 
 @pytest.fixture(scope="module")
