@@ -37,8 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Compile a script, then run it on local worker processes. "
                                      "Arguments after the script are the script's own (see argv()).")
     _add_compile_options(run)
-    run.add_argument("-n", "--processes", type=int, default=DEFAULT_PROCESSES, metavar="N",
-                     help=f"total processes: 1 engine + N-1 workers (default {DEFAULT_PROCESSES})")
+    run.add_argument("-n", "--processes", type=int, default=None, metavar="N",
+                     help=f"total processes: 1 engine + N-1 workers (default {DEFAULT_PROCESSES}; with"
+                          " --cluster, one worker per node)")
     run.add_argument("--run-dir", metavar="DIR",
                      help="where to write the run's event log (default: the next runs/NNN)")
     run.add_argument("--retries", type=_non_negative_int, default=None, metavar="N",
@@ -72,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="node names for the local workers (worker i runs as node i mod count), to"
                           " emulate several nodes on one machine for data-aware placement"
                           " (default: $SWIFTCLOUD_NODES, else this host)")
+    run.add_argument("--cluster", action="store_true",
+                     help="run the engine and the workers on the nodes of the emulated cluster that"
+                          " 'swiftcloud cluster up' started, under MPI across its network (and with its"
+                          " stores for --storage); see docs/cluster.md")
     run.add_argument("script", help="the .swift file to run")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
 
@@ -102,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_commands(sub)
+        from cluster.cli import add_commands as add_cluster_commands
+
+        add_cluster_commands(sub)
     return parser
 
 
@@ -146,6 +154,8 @@ def compile_script(path: str, include: Sequence[str]):  # type: ignore[no-untype
 def cmd_run(args: argparse.Namespace) -> int:
     from engine.scheduler.launch import enter_run
 
+    if args.processes is None and not args.cluster:
+        args.processes = DEFAULT_PROCESSES
     status = enter_run(args)  # runs the job under mpiexec, or serves as an MPI worker rank
     if status is not None:
         return status

@@ -82,6 +82,8 @@ def enter_run(args: argparse.Namespace) -> int | None:
             raise UsageError(f"${TRANSPORT_ENV} is {transport!r}; use auto, local or mpi")
     if getattr(args, "mpi", False) or (launcher is not None and transport != "local"):
         return _join(args, launcher)
+    if getattr(args, "cluster", False):
+        return _run_on_cluster(args, transport)
     if launcher is not None and (launcher.size or 1) > 1:
         raise UsageError(f"{launcher.name} started {launcher.size} copies of this run with "
                          "--transport local; each would run the whole script: use --mpi")
@@ -94,6 +96,31 @@ def enter_run(args: argparse.Namespace) -> int | None:
     from engine.scheduler import supervise
 
     return supervise.run_job(mpiexec_command(args.processes, sys.argv), _child_env())
+
+
+def _run_on_cluster(args: argparse.Namespace, transport: str) -> int:
+    """Run the job over the emulated cluster's nodes (see cluster/launch.py)."""
+    if transport == "local":
+        raise UsageError("--cluster runs workers on the cluster's nodes under MPI: leave out --transport local")
+    if not mpi_installed():
+        raise UsageError(f"--cluster needs mpi4py and the mpich wheel; {INSTALL_HINT}")
+    from cluster import launch as cluster_launch
+    from cluster.cli import state_dir
+    from engine.scheduler import supervise
+
+    cluster = cluster_launch.find(state_dir(None))
+    if args.processes is None:
+        args.processes = len(cluster.nodes) + 1
+    if args.processes < 2:
+        raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
+    words = sys.argv[1:]
+    if words[:1] != ["run"]:
+        raise UsageError("cannot repeat this command line on the cluster")
+    mpiexec = venv_mpiexec()
+    assert mpiexec is not None
+    # Rank 0 runs the same words with --mpi, which it obeys before --cluster.
+    argv, env = cluster_launch.job(cluster, args.processes, words[1:], mpiexec, _child_env())
+    return supervise.run_job(argv, env)
 
 
 def mpi_installed() -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 from typing import Any, Sequence
 
@@ -99,7 +100,9 @@ class MPITransport:
 def serve_rank(world: World) -> bool:
     """A worker rank's life: sessions until EXIT. False if rank 0 died meanwhile."""
     me = world.rank - 1
-    home_node = os.environ.get("SWIFTCLOUD_NODE")
+    # On a cluster every host has a name of its own, which is the node's name.
+    home_node = os.environ.get("SWIFTCLOUD_NODE") or (
+        socket.gethostname() if os.environ.get("SWIFTCLOUD_NODE_FROM_HOST") else None)
     signal.signal(CANCEL_SIGNAL, lambda signum, frame: worker_loop.cancel())
     # Ctrl-C reaches every rank; rank 0 decides what stops (a handler, not SIG_IGN,
     # which apps would inherit).

@@ -37,6 +37,9 @@ from engine.scheduler.task import Completion, Task
 # How many ready tasks one batch decision may pass over (leaving them for
 # better-placed workers) beyond the batch size itself.
 _SCAN_SLACK = 32
+# A task waits this long for a busy worker on the node holding its data before an idle
+# worker elsewhere takes it (when the busy worker's tasks have estimates to tell).
+LOCALITY_WAIT_S = 0.5
 
 
 class TaskState(Enum):
@@ -309,10 +312,11 @@ class SchedulerState:
                     waiting.append(record)
             if len(taken) + len(passed) >= limit + _SCAN_SLACK:
                 break
-        if not taken and idle and waiting:
-            # Nothing else for this worker: rather than idle, take what waits
-            # for busy workers elsewhere.
-            forced = waiting.pop(0)
+        forced = self._worth_moving(waiting) if not taken and idle else None
+        if forced is not None:
+            # Nothing else for this worker: rather than idle, take a task waiting for
+            # busy workers elsewhere, when that saves more than a short wait.
+            waiting.remove(forced)
             taken.append(forced)
             passed.remove((forced.task.priority, forced.task.id))
         for record in waiting:
@@ -326,6 +330,31 @@ class SchedulerState:
             self._move(record, S.ASSIGNED, worker=worker, batch=batch)
         self._refresh(worker)
         out.append(SendBatch(worker.id, tuple(record.task for record in taken)))
+
+    def _worth_moving(self, waiting: list[_TaskRecord]) -> _TaskRecord | None:
+        """The first task of `waiting` (deferred for busy workers) that an idle worker
+        elsewhere should take: one behind another in line for the same workers, or one whose
+        workers are all busy for longer than LOCALITY_WAIT_S (or for how long is unknown).
+        The first in line for workers about to be free stays: it starts there soon, where its
+        data is (delay scheduling, as in Hadoop's and Spark's locality wait)."""
+        seen: set[tuple[frozenset[str], int | None]] = set()
+        for record in waiting:
+            affinity = record.affinity
+            assert affinity is not None  # only tasks with a preference wait
+            key = (affinity.nodes, affinity.worker)
+            if key in seen or self._busy_for(affinity) > LOCALITY_WAIT_S:
+                return record
+            seen.add(key)
+        return None
+
+    def _busy_for(self, affinity: Affinity) -> float:
+        """How long until the first worker `affinity` prefers is free, by the estimates of
+        what it runs (infinite when one of its tasks has none)."""
+        soonest = math.inf
+        for worker in self._workers.values():
+            if worker.alive and (worker.id == affinity.worker or worker.node in affinity.nodes):
+                soonest = min(soonest, math.inf if worker.unknown else worker.work_s)
+        return soonest
 
     def _preferred_idle(self, affinity: Affinity | None) -> bool:
         """Is a worker this task prefers idle now (so it will be served in this round)?"""
@@ -520,3 +549,4 @@ def _decrement(counter: Counter[str], key: str) -> None:
     counter[key] -= 1
     if not counter[key]:
         del counter[key]
+

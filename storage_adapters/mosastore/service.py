@@ -88,7 +88,8 @@ def start(state_dir: str, benefactors: int = DEFAULT_BENEFACTORS, chunk_size: in
 
 
 def _client_args(emulate_link_mbps: float) -> tuple[str, ...]:
-    return ("--emulate-link-mbps", str(emulate_link_mbps)) if emulate_link_mbps else ()
+    # One machine, one mount: the client may let the kernel cache what it writes.
+    return ("--only-client",) + (("--emulate-link-mbps", str(emulate_link_mbps)) if emulate_link_mbps else ())
 
 
 def processes(record: ServiceRecord) -> list[deploy.Process]:

@@ -50,12 +50,13 @@ def check_fuse(device: str = FUSE_DEVICE) -> None:
         raise StorageConfigError(f"FUSE is unavailable: {device} is not readable and writable by this user")
 
 
-def mounted_fstype(path: str) -> str | None:
-    """The file system type mounted exactly at `path` (the topmost one), or None."""
+def mounted_fstype(path: str, mountinfo: str = "/proc/self/mountinfo") -> str | None:
+    """The file system type mounted exactly at `path` (the topmost one), or None; `mountinfo`
+    names another process's table to look into its mount namespace."""
     target = os.path.realpath(path)
     fstype = None
     try:
-        with open("/proc/self/mountinfo") as table:
+        with open(mountinfo) as table:
             for line in table:
                 fields = line.split()
                 if _unescape(fields[4]) == target:

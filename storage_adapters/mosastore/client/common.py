@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import stat
+
 import pyfuse3
 
 
@@ -22,5 +24,8 @@ def entry(attrs: dict[str, Any], timeout: float, block_size: int) -> pyfuse3.Ent
     result.st_atime_ns = result.st_mtime_ns = attrs["mtime_ns"]
     result.st_ctime_ns = attrs.get("ctime_ns", attrs["mtime_ns"])
     result.attr_timeout = timeout
-    result.entry_timeout = timeout
+    # A file's name may be given to a new file by another host's client at any time (an
+    # output published by rename): the kernel asks the manager for file names every
+    # time, so no host opens the file a name used to denote. Directories stay cached.
+    result.entry_timeout = timeout if stat.S_ISDIR(attrs["mode"]) else 0.0
     return result

@@ -96,7 +96,8 @@ class PendingFile:
         self.xattrs = dict(xattrs)
         self.committed = committed  # the inode exists at the manager (an in-place rewrite)
         self.unlinked = self.aborted = False
-        self.changed = True
+        self._edits = 1  # counts changes; those up to _published are in the manager's record
+        self._published = 0
         self.opens = 0
         self.size = 0
         self._contiguous = 0  # bytes [0, _contiguous) were written in order
@@ -111,6 +112,18 @@ class PendingFile:
         self._sequence = 0
         self._lock = trio.Lock()
         self._spool = _spool(context.spool_dir, ino)
+
+    @property
+    def changed(self) -> bool:
+        """Has the file changed since it was last published?"""
+        return self._edits != self._published
+
+    @changed.setter
+    def changed(self, value: bool) -> None:
+        if value:
+            self._edits += 1
+        else:
+            self._published = self._edits
 
     # ----- local I/O -----
 
@@ -244,11 +257,14 @@ class PendingFile:
                 if chunk[0] not in self._committed_keys:
                     self._superseded.append(chunk)
             chunks = [self._uploaded[index] for index in range(count)]
+            # What this commit publishes: a write that arrives while it is on its way (an app
+            # writing after its parent closed the same file) leaves the file changed.
+            edits = self._edits
             reply, _ = await self._context.call(
                 "commit", ino=self.ino, parent=self.parent, name=self.name, size=self.size,
                 chunk_size=self.chunk_size, chunks=chunks, xattrs=self.xattrs, **self.attrs)
             self.committed = True
-            self.changed = False
+            self._published = edits
             self._committed_keys = {chunk[0] for chunk in chunks}
             await self._collect(self._superseded)
             self._superseded = []

@@ -51,15 +51,16 @@ class Handle:
 class MosaFS(XattrOperations, pyfuse3.Operations):
     """pyfuse3 operations over one MosaStore namespace."""
 
-    # The kernel gathers writes into large requests and keeps written pages cached, so a file
-    # read right after it was written here comes from memory; close() still sends every dirty
-    # page before the flush that commits the file.
-    enable_writeback_cache = True
-
     def __init__(self, client: StoreClient, node: str, spool_dir: str, chunk_size: int,
                  timeout: float = 1.0, cache_bytes: int = 256 * 1024 * 1024, readahead: int = 8,
-                 links: LinkEmulator | None = None) -> None:
+                 links: LinkEmulator | None = None, only_client: bool = False) -> None:
         super().__init__()
+        # The writeback cache gathers writes into large requests and keeps written pages, so
+        # a file read right after it was written here comes from memory. But the kernel then
+        # trusts its own idea of a file's size over the manager's: a file this host saw while
+        # another host was writing it would keep its old size. Only the store's one client
+        # may use it (`services start mosastore` on one machine).
+        self.enable_writeback_cache = only_client
         self.client = client
         self.node = node
         self.chunk_size = chunk_size

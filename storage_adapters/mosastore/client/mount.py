@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=1.0, help="seconds the kernel caches names and attributes")
     parser.add_argument("--emulate-link-mbps", type=float, default=0.0,
                         help="emulate per-node network links of this many MB/s between emulated nodes (benchmarks)")
+    parser.add_argument("--only-client", action="store_true",
+                        help="this is the store's only mount (one machine): let the kernel cache written pages"
+                             " and sizes; wrong when other hosts mount the store too")
     parser.add_argument("--allow-other", action="store_true", help="let other users use the mount")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
@@ -87,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     os.makedirs(args.spool_dir, exist_ok=True)
     fs = MosaFS(client, args.node, args.spool_dir, hello["chunk_size"], args.timeout, args.cache_mb * 1024 * 1024,
-                args.readahead, LinkEmulator(args.emulate_link_mbps))
+                args.readahead, LinkEmulator(args.emulate_link_mbps), args.only_client)
     options = set(pyfuse3.default_options) | {"fsname=mosastore", "subtype=mosastore"}
     if args.allow_other:
         options.add("allow_other")

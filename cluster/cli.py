@@ -1,0 +1,107 @@
+"""`swiftcloud cluster up|down|status|exec`: the emulated cluster from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from engine.errors import EXIT_OK, EXIT_RUNTIME, UsageError
+
+if TYPE_CHECKING:
+    from cluster.state import ClusterState
+
+DESCRIPTION = """\
+Emulate a cluster on this machine: each node is a network namespace with its own host name,
+address, shaped link, scratch directory and storage daemons, joined to the others by a bridge;
+nodes beyond the first region reach the services through latency proxies. Needs root.
+
+  swiftcloud cluster up --nodes 8 --storage mosastore
+  swiftcloud run --cluster -n 9 --storage mosastore workflow.swift
+  swiftcloud cluster exec node3 -- hostname
+  swiftcloud cluster down
+
+See docs/cluster.md for the region file and for running the same flags on a real cluster."""
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Register `cluster` and its actions on the CLI's sub-parsers."""
+    parser = subparsers.add_parser("cluster", help="bring an emulated cluster up or down (network namespaces)",
+                                   description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    up = actions.add_parser("up", help="make the nodes and start their storage daemons")
+    up.add_argument("--nodes", type=int, default=4, metavar="N", help="how many nodes (default 4)")
+    up.add_argument("--regions", metavar="FILE",
+                    help="region file (default: a zone of 8 nodes, a region 60 ms away with 8 more, the rest"
+                         " 150 ms away; see docs/cluster.md)")
+    up.add_argument("--storage", default="", metavar="NAME[,NAME]",
+                    help="stores to start on every node: mosastore (local needs none)")
+    down = actions.add_parser("down", help="end every process, mount, link and namespace of the cluster")
+    status = actions.add_parser("status", help="list the nodes and services (exit 1 if a node is down)")
+    run = actions.add_parser("exec", help="run a command on one node", description="Run COMMAND on NODE, "
+                             "in its network, mounts and host name: swiftcloud cluster exec node2 -- hostname")
+    run.add_argument("node", metavar="NODE")
+    run.add_argument("words", nargs=argparse.REMAINDER, metavar="-- COMMAND")
+    for action in (up, down, status, run):
+        action.add_argument("--state-dir", help="where the cluster keeps its record, logs and node directories"
+                                                " (default: $SWIFTCLOUD_STATE_DIR, else .swiftcloud/services)")
+    parser.set_defaults(handler=run_cluster)
+
+
+def state_dir(given: str | None) -> str:
+    from storage_adapters.config import read_config, state_dir_from
+
+    return os.path.abspath(given or state_dir_from(read_config(None)))
+
+
+def run_cluster(args: argparse.Namespace) -> int:
+    if os.geteuid() != 0:
+        raise UsageError("the emulated cluster needs root (network namespaces, bridges and tc)")
+    from cluster import lifecycle, state
+
+    directory = state_dir(args.state_dir)
+
+    def say(line: str) -> None:
+        print(f"cluster: {line}", file=sys.stderr, flush=True)
+
+    if args.action == "up":
+        from cluster.regions import DEFAULT_REGIONS, load
+
+        regions = load(args.regions) if args.regions else DEFAULT_REGIONS
+        stores = tuple(name for name in args.storage.split(",") if name and name != "local")
+        cluster = lifecycle.up(directory, args.nodes, regions, stores, say)
+        _print_status(cluster)
+        return EXIT_OK
+    if args.action == "down":
+        if not lifecycle.down(directory, say):
+            say(f"no cluster is up (state directory {directory})")
+        return EXIT_OK
+    cluster = state.load(state.cluster_dir(directory))
+    if cluster is None:
+        print(f"no cluster is up (state directory {directory})", file=sys.stderr)
+        return EXIT_RUNTIME
+    if args.action == "status":
+        _print_status(cluster)
+        return EXIT_OK if all(node.up() for node in cluster.nodes) else EXIT_RUNTIME
+    command = args.words[1:] if args.words[:1] == ["--"] else args.words
+    if not command:
+        raise UsageError("usage: swiftcloud cluster exec NODE -- COMMAND...")
+    from cluster.nodes import on_node
+
+    argv = on_node(cluster.node(args.node), command)
+    sys.stdout.flush()
+    os.execvp(argv[0], argv)
+    return EXIT_RUNTIME  # not reached
+
+
+def _print_status(cluster: ClusterState) -> None:
+    regions = {region["name"]: region for region in cluster.regions}
+    print(f"cluster {cluster.tag}: {len(cluster.nodes)} nodes, storage: {', '.join(cluster.storage) or 'local'}")
+    for node in cluster.nodes:
+        region = regions[node.region]
+        distance = f", {region['rtt_ms']:g} ms to the services" if region["rtt_ms"] else ""
+        print(f"  {node.name:8} {node.address:14} {node.region:12} {region['node_mbit']:g} Mbit/s{distance}"
+              f"  {'up' if node.up() else 'DOWN'}")
+    for name, address in cluster.endpoints.items():
+        print(f"  service {name} at {address}")

@@ -1,0 +1,42 @@
+"""A node's first process: it makes the node a host and keeps it alive.
+
+Started as `ip netns exec NETNS unshare --uts -- python -m cluster.holder NAME HOSTS
+SCRATCH SHARED_SCRATCH`, so it runs in the node's network namespace with a mount and
+a UTS namespace of its own. It sets the host name to the node's name, binds the
+cluster's hosts file over /etc/hosts and the node's own scratch directory over the
+cluster-wide scratch path, prints `ready`, and waits. Every other process of the node joins its namespaces with
+`nsenter --target PID` (see nodes.py), so each node sees its own host name, hosts
+file, scratch directory and store mounts, like a separate machine, while sharing the
+host's file system everywhere else.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+
+
+def bind(source: str, target: str) -> None:
+    subprocess.run(["mount", "--bind", source, target], check=True, capture_output=True)
+
+
+def main(argv: list[str]) -> int:
+    name, hosts, scratch, shared_scratch = argv[:4]
+    socket.sethostname(name)
+    bind(hosts, "/etc/hosts")
+    bind(scratch, shared_scratch)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+    print("ready", flush=True)
+    while True:
+        signal.pause()
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except subprocess.CalledProcessError as error:
+        print(f"holder: {' '.join(error.cmd)} failed: {error.stderr.decode(errors='replace').strip()}",
+              file=sys.stderr)
+        sys.exit(1)

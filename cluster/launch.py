@@ -1,0 +1,53 @@
+"""`swiftcloud run --cluster`: the mpiexec line that spreads a run over the cluster's nodes.
+
+mpiexec itself runs on the first node; Hydra starts its proxy on every other node
+through the cluster's launcher (`node-exec`, in place of ssh), so the engine and the
+workers talk across the emulated network as they would between hosts. Ranks take the
+hosts in turn: rank 0 (the engine) and worker 1 on node1, worker 2 on node2, and so
+on, wrapping around when there are more workers than nodes. Workers name their node
+by their host name, which each node has of its own. The same line, with `-hosts`
+from a hostfile and ssh as the launcher, is how a real cluster runs (docs/cluster.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from cluster import lifecycle, node_exec, storage
+from cluster.nodes import on_node
+from cluster.state import ClusterState, cluster_dir, load
+from storage_adapters.errors import ServiceError
+
+NODE_FROM_HOST = "SWIFTCLOUD_NODE_FROM_HOST"  # read by the worker ranks (engine.scheduler.mpi)
+# All nodes share one kernel, so UCX would pick shared memory between ranks on
+# "different hosts"; TCP over each node's eth0 is what crosses the emulated network.
+NETWORK_ONLY = {"UCX_TLS": "tcp,self", "UCX_NET_DEVICES": "eth0"}
+
+
+def find(state_dir: str) -> ClusterState:
+    """The cluster that is up under `state_dir`, or a ServiceError saying how to start one."""
+    cluster = load(cluster_dir(state_dir))
+    if cluster is None or cluster.phase != "up":
+        raise ServiceError(f"--cluster: no cluster is up (state directory {state_dir}); start one with "
+                           "'swiftcloud cluster up --nodes N'")
+    down = [node.name for node in cluster.nodes if not node.up()]
+    if down:
+        raise ServiceError(f"--cluster: node(s) {', '.join(down)} are down; 'swiftcloud cluster down', then 'up'")
+    return cluster
+
+
+def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
+        env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The argv that runs `swiftcloud run WORDS` as a `processes`-rank job over the cluster,
+    and its environment."""
+    python = sys.executable
+    argv = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(lifecycle.LAUNCHER),
+            "-hosts", ",".join(node.name for node in cluster.nodes),
+            "-n", "1", python, "-m", "engine.cli", "run", "--mpi", *words,
+            ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", python, "-m", "engine.scheduler.launch"]
+    job_env = {key: value for key, value in env.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
+    job_env.update(NETWORK_ONLY)
+    job_env[node_exec.STATE_VARIABLE] = cluster.path("cluster.json")
+    job_env["SWIFTCLOUD_STATE_DIR"] = storage.services_dir(cluster)  # --storage finds the cluster's stores
+    return on_node(cluster.nodes[0], argv, os.getcwd()), job_env

@@ -1,0 +1,179 @@
+"""Bringing an emulated cluster up and taking it down.
+
+`up` makes, in order: the hub namespace with its bridge (and one proxy address per
+remote region), per region a hosts file, per node a namespace, a veth pair shaped to
+the region's rate in both directions and a holder process (see holder.py), the
+latency proxies, the launcher script for mpiexec, and the requested stores. Each step
+is recorded before it is taken. `down` works from the record alone: it ends every
+process inside the cluster's namespaces (daemons, mpiexec, ranks and their apps; a
+node's mounts go with its last process), deletes the namespaces (their links go with
+them) and the cluster's directories, so it also cleans up after a crash.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+
+from cluster import netns, node_exec, proxies, storage
+from cluster.nodes import start_holder
+from cluster.regions import DEFAULT_REGIONS, Region, place
+from cluster.state import PREFIX, SUBNET, ClusterState, Node, cluster_dir, forget, load, tag_for
+from storage_adapters.errors import ServiceError
+from storage_adapters.fuse.mounting import PROJECT_ROOT
+from storage_adapters.services.common import forget_record
+
+BRIDGE = "br0"
+HUB_ADDRESS = f"{SUBNET}.0.1"
+LAUNCHER = "node-exec"
+Report = Callable[[str], None]
+
+
+def node_address(index: int) -> str:
+    """Node `index` (1-based) lives at SUBNET.0.(10 + index)."""
+    return f"{SUBNET}.0.{10 + index}"
+
+
+def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS,
+       stores: tuple[str, ...] = (), report: Report = lambda line: None) -> ClusterState:
+    """Bring up a cluster of `nodes` nodes (see the module docstring); on failure, take
+    down whatever was made and raise."""
+    directory = cluster_dir(state_dir)
+    existing = load(directory)
+    if existing is not None:
+        if any(netns.exists(name) for name in existing.namespaces):
+            raise ServiceError(f"a cluster is already up in {directory} ({len(existing.nodes)} nodes): "
+                               "'swiftcloud cluster down' first")
+        down(state_dir)  # a record left by a crash, with nothing of it left running
+    for store in stores:
+        if store not in storage.CLUSTER_STORES:
+            raise ServiceError(f"--storage {store}: the cluster can start {', '.join(storage.CLUSTER_STORES)}")
+    placed = place(nodes, regions)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    tag = tag_for(directory)
+    used = [region for region in regions if region in placed]
+    cluster = ClusterState(tag, directory, f"{tag}-hub", BRIDGE, [asdict(region) for region in used])
+    cluster.nodes = [Node(f"node{index}", region.name, node_address(index), f"{tag}-node{index}", f"{tag}-v{index}")
+                     for index, region in enumerate(placed, 1)]
+    cluster.save()
+    try:
+        _build(cluster, used, placed, stores, report)
+    except BaseException:
+        report("failed: taking down what was made")
+        down(state_dir)
+        raise
+    return cluster
+
+
+def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stores: tuple[str, ...],
+           report: Report) -> None:
+    started = time.monotonic()
+    remote = {region.name: index for index, region in enumerate(used) if index > 0}
+    netns.add(cluster.hub)
+    netns.add_bridge(cluster.hub, cluster.bridge, [f"{HUB_ADDRESS}/{PREFIX}"] +
+                     [f"{proxies.region_address(index)}/{PREFIX}" for index in remote.values()])
+    hosts = {region.name: _write_hosts(cluster, region.name, remote.get(region.name)) for region in used}
+    for node, region in zip(cluster.nodes, placed):
+        netns.add(node.namespace)
+        netns.connect(cluster.hub, cluster.bridge, node.namespace, node.hub_end, f"{node.address}/{PREFIX}")
+        netns.shape(node.namespace, "eth0", region.node_mbit)  # what the node sends
+        netns.shape(cluster.hub, node.hub_end, region.node_mbit)  # what it receives
+        start_holder(cluster, node, hosts[region.name])
+        cluster.save()
+    report(f"{len(cluster.nodes)} nodes up in {time.monotonic() - started:.1f} s "
+           f"({', '.join(f'{r.name}: {placed.count(r)}' for r in used)})")
+    if remote:
+        toxiproxy = proxies.start(cluster, HUB_ADDRESS)
+        cluster.processes.append(asdict(toxiproxy))
+        cluster.save()
+    launcher = cluster.path(LAUNCHER)
+    with open(launcher, "w") as script:
+        script.write(node_exec.script(sys.executable, PROJECT_ROOT))
+    os.chmod(launcher, 0o700)
+    for store in stores:
+        began = time.monotonic()
+        storage.start(cluster, store, lambda name, address: _expose(cluster, used, remote, name, address))
+        report(f"{store} started on every node in {time.monotonic() - began:.1f} s")
+    cluster.phase = "up"
+    cluster.save()
+
+
+def _expose(cluster: ClusterState, used: list[Region], remote: dict[str, int], name: str, address: str) -> None:
+    """Put service `name` at `address` behind every remote region's proxy."""
+    for region in used:
+        if region.name in remote:
+            proxies.add_region(cluster, HUB_ADDRESS, remote[region.name], region, {name: address})
+
+
+def _write_hosts(cluster: ClusterState, region: str, proxy_index: int | None) -> str:
+    """The hosts file of `region`'s nodes: every node, and the services (directly at home,
+    through the region's proxy elsewhere; a service not started resolves but refuses)."""
+    lines = ["127.0.0.1\tlocalhost", f"{HUB_ADDRESS}\thub"]
+    lines += [f"{node.address}\t{node.name}" for node in cluster.nodes]
+    service_address = cluster.nodes[0].address if proxy_index is None else proxies.region_address(proxy_index)
+    lines += [f"{service_address}\t{name}" for name in storage.SERVICE_NAMES]
+    path = cluster.path(f"hosts-{region}")
+    with open(path, "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    os.chmod(path, 0o644)  # read by every process of the node, as /etc/hosts
+    return path
+
+
+def down(state_dir: str, report: Report = lambda line: None) -> bool:
+    """Take down the cluster recorded in `state_dir`; False if there was none."""
+    directory = cluster_dir(state_dir)
+    cluster = load(directory)
+    if cluster is None:
+        return False
+    left = _end_processes(cluster)
+    if left:
+        raise ServiceError(f"processes {', '.join(map(str, left))} in the cluster's namespaces did not end")
+    for namespace in cluster.namespaces:
+        netns.delete(namespace)
+    forget_record(storage.services_dir(cluster), "mosastore")
+    for part in ("nodes", "services", "mnt", "scratch", LAUNCHER, "toxiproxy.log") + tuple(
+            f"hosts-{region['name']}" for region in cluster.regions):
+        path = cluster.path(part)
+        if os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        elif os.path.exists(path):
+            os.remove(path)
+    forget(directory)
+    report(f"cluster of {len(cluster.nodes)} nodes taken down")
+    return True
+
+
+def _end_processes(cluster: ClusterState, patience: float = 5.0) -> list[int]:
+    """SIGTERM, then SIGKILL, every process in the cluster's namespaces; those still there."""
+    def everyone() -> list[int]:
+        return [pid for namespace in cluster.namespaces for pid in netns.pids(namespace)]
+
+    for number in (signal.SIGTERM, signal.SIGKILL):
+        for pid in everyone():
+            try:
+                os.kill(pid, number)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + patience
+        while everyone() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _reap(cluster)
+        if not everyone():
+            return []
+    return everyone()
+
+
+def _reap(cluster: ClusterState) -> None:
+    """Collect the exit status of the recorded processes that are children of this one (a
+    dead process has left its namespaces but would stay a zombie until its parent waits)."""
+    recorded = [node.holder_pid for node in cluster.nodes] + [entry["pid"] for entry in cluster.processes]
+    for pid in recorded:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass

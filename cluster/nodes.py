@@ -1,0 +1,68 @@
+"""Running things on an emulated node: its holder process, and `nsenter` into it.
+
+A node is its holder's namespaces (see holder.py). `on_node(node, argv)` is the argv
+that runs `argv` there: `nsenter` joins the holder's network, mount and UTS
+namespaces and then execs the command, so the PID we record is the command's own and
+it is stopped by that PID like any service process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from cluster.state import ClusterState, Node
+from storage_adapters.errors import ServiceError
+from storage_adapters.fuse.mounting import PROJECT_ROOT, Process, module_environment, started
+from storage_adapters.services.common import spawn, wait_until
+from storage_adapters.services.s3fs_mount import mounted_fstype
+
+SHARED_SCRATCH = "scratch"  # under the cluster directory: each node sees its own behind it
+
+
+def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
+    """`argv` run inside `node` (its network, mounts and host name), from `cwd`."""
+    if not node.up():
+        raise ServiceError(f"node {node.name} is not running: bring the cluster up again "
+                           "('swiftcloud cluster down', then 'up')")
+    return ["nsenter", f"--target={node.holder_pid}", "--net", "--mount", "--uts",
+            f"--wd={cwd or os.getcwd()}", "--", *argv]
+
+
+def start_holder(cluster: ClusterState, node: Node, hosts_file: str) -> None:
+    """Start the node's holder (recording its PID in `node`); returns once it is ready."""
+    scratch = cluster.path("nodes", node.name, "scratch")
+    os.makedirs(scratch, mode=0o700, exist_ok=True)
+    os.makedirs(cluster.path(SHARED_SCRATCH), mode=0o700, exist_ok=True)
+    env = module_environment()
+    argv = ["ip", "netns", "exec", node.namespace, "unshare", "--uts", "--",
+            sys.executable, "-m", "cluster.holder", node.name, hosts_file, scratch, cluster.path(SHARED_SCRATCH)]
+    log = cluster.path("nodes", node.name, "holder.log")
+    with open(log, "ab") as errors:
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
+                                   env=env, cwd=PROJECT_ROOT, start_new_session=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    process.stdout.close()
+    if line.strip() != b"ready":
+        process.wait()
+        with open(log, errors="replace") as text:
+            raise ServiceError(f"node {node.name} did not start: {text.read().strip()[-500:]}")
+    record = started("holder", process, log, node=node.name)
+    node.holder_pid, node.holder_create_time = record.pid, record.create_time
+
+
+def spawn_on(node: Node, role: str, argv: list[str], log: str, port: int = 0) -> tuple[Process, subprocess.Popen[bytes]]:
+    """Start a daemon on `node` with its output appended to `log`."""
+    process = spawn(on_node(node, argv, PROJECT_ROOT), log, module_environment())
+    return started(role, process, log, port, node.name), process
+
+
+def mount_on(node: Node, argv: list[str], mountpoint: str, fstype: str, what: str, log: str) -> Process:
+    """Start a FUSE client on `node` that mounts `mountpoint` in the node's own mount namespace."""
+    record, process = spawn_on(node, "client", argv, log)
+    table = f"/proc/{node.holder_pid}/mountinfo"
+    wait_until(lambda: mounted_fstype(mountpoint, table) == fstype, process, f"{what} on {node.name}", log,
+               timeout=30)
+    return record

@@ -1,0 +1,111 @@
+"""Fixtures for the emulated-cluster tests: a cluster brought up with the real CLI, and the
+check that `down` left nothing of it behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Cluster:
+    """A cluster that is up: its state directory, environment for commands, and record."""
+
+    state: Path
+    env: dict[str, str]
+
+    @property
+    def record(self) -> dict:
+        return json.loads((self.state / "cluster" / "cluster.json").read_text())
+
+    def swiftcloud(self, *words: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "engine.cli", *words], cwd=cwd or self.state, env=self.env,
+                              capture_output=True, text=True, timeout=timeout)
+
+    def on_node(self, node: str, *argv: str) -> subprocess.CompletedProcess[str]:
+        return self.swiftcloud("cluster", "exec", node, "--", *argv)
+
+
+def environment(state: Path) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
+    env.update(PYTHONPATH=str(ROOT), SWIFTCLOUD_STATE_DIR=str(state))
+    return env
+
+
+def traces(record: dict) -> dict[str, list]:
+    """What a cluster made, from its record: namespaces, link names, processes, the directory."""
+    pids = [(node["holder_pid"], node["holder_create_time"]) for node in record["nodes"]]
+    pids += [(entry["pid"], entry["create_time"]) for entry in record["processes"]]
+    return {"namespaces": [node["namespace"] for node in record["nodes"]] + [record["hub"]],
+            "links": [node["hub_end"] for node in record["nodes"]], "pids": pids,
+            "directory": [record["directory"]]}
+
+
+def assert_nothing_left(made: dict[str, list], also_pids: list[int] = ()) -> None:
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
+    left = [name for name in made["namespaces"] if name in listed.split()]
+    assert not left, f"namespaces left: {left}"
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=True).stdout
+    assert not [name for name in made["links"] if name in links], "links left in the host's namespace"
+    for pid, create_time in made["pids"]:
+        try:
+            process = psutil.Process(pid)
+            alive = abs(process.create_time() - create_time) < 0.01 and process.status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            alive = False
+        assert not alive, f"process {pid} of the cluster is still running"
+    for pid in also_pids:
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, \
+            f"process {pid} that ran in the cluster is still running"
+    directory = made["directory"][0]
+    for process in psutil.process_iter():
+        try:
+            with open(f"/proc/{process.pid}/mountinfo") as table:
+                assert directory not in table.read(), f"a mount under {directory} is left (seen by {process.pid})"
+        except (OSError, psutil.Error):
+            continue
+
+
+def pids_in(record: dict) -> list[int]:
+    """Every process inside the cluster's namespaces now."""
+    found = []
+    for namespace in traces(record)["namespaces"]:
+        out = subprocess.run(["ip", "netns", "pids", namespace], capture_output=True, text=True).stdout
+        found += [int(word) for word in out.split()]
+    return found
+
+
+def bring_up(state: Path, *words: str) -> Cluster:
+    state.mkdir(parents=True, exist_ok=True)
+    cluster = Cluster(state, environment(state))
+    up = cluster.swiftcloud("cluster", "up", *words)
+    assert up.returncode == 0, up.stderr + up.stdout
+    return cluster
+
+
+def take_down(cluster: Cluster) -> None:
+    made = traces(cluster.record)
+    down = cluster.swiftcloud("cluster", "down")
+    assert down.returncode == 0, down.stderr
+    assert_nothing_left(made)
+
+
+@pytest.fixture(scope="module")
+def cluster8(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Eight nodes, each with a MosaStore benefactor and client (the default regions put
+    all eight in the home zone)."""
+    cluster = bring_up(tmp_path_factory.mktemp("cluster8"), "--nodes", "8", "--storage", "mosastore")
+    try:
+        yield cluster
+    finally:
+        take_down(cluster)

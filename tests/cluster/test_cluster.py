@@ -1,0 +1,191 @@
+"""The emulated cluster end to end (issue 12): runs across node namespaces under MPI, MosaStore
+with a benefactor per node and placement across them, shaped links and regional latency,
+and `cluster down` leaving nothing behind, also after a killed run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from cluster import lifecycle, probe
+from cluster.regions import Region
+from tests.cluster.conftest import ROOT, Cluster, assert_nothing_left, bring_up, environment, pids_in, traces
+
+WORKFLOW = """
+import files;
+app (file o) numbers (int i) { "seq" i (i + 40) @stdout=o }
+app (file o) reverse (file i) { "sort" "-rn" @stdin=i @stdout=o }
+app (file o) node () { "printenv" "SWIFTCLOUD_NODE" @stdout=o }
+app (file o) host () { "hostname" @stdout=o }
+foreach i in [1:24] {
+  file n <sprintf("out/numbers-%i.txt", i)> = numbers(i);
+  file r <sprintf("out/reversed-%i.txt", i)> = reverse(n);
+  file e <sprintf("out/node-%i.txt", i)> = node();
+  file h <sprintf("out/host-%i.txt", i)> = host();
+}
+"""
+
+
+def _nodes_of_run(run_dir: Path) -> Counter[str]:
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines() if line.strip()]
+    return Counter(event["node"] for event in events if event.get("event") == "start")
+
+
+def test_a_run_spreads_over_the_nodes_and_gives_the_outputs_of_one_host(cluster8: Cluster, tmp_path: Path) -> None:
+    script = tmp_path / "spread.swift"
+    script.write_text(WORKFLOW)
+    (tmp_path / "here").mkdir()
+    alone = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--transport", "local", "-n", "3",
+                            "--run-dir", str(tmp_path / "run-here"), str(script)], cwd=tmp_path / "here",
+                           env=environment(cluster8.state), capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 0, alone.stderr
+    (tmp_path / "there").mkdir()
+    run = cluster8.swiftcloud("run", "--cluster", "-n", "9", "--run-dir", str(tmp_path / "run-there"),
+                              str(script), cwd=tmp_path / "there")
+    assert run.returncode == 0, run.stderr
+    for i in range(1, 25):
+        for name in (f"numbers-{i}.txt", f"reversed-{i}.txt"):
+            assert (tmp_path / "there" / "out" / name).read_bytes() == (tmp_path / "here" / "out" / name).read_bytes()
+        expected = "\n".join(str(n) for n in range(i + 40, i - 1, -1)) + "\n"
+        assert (tmp_path / "there" / "out" / f"reversed-{i}.txt").read_text() == expected
+    names = {node["name"] for node in cluster8.record["nodes"]}
+    used = _nodes_of_run(tmp_path / "run-there")
+    assert set(used) <= names and len(used) >= 4, used  # the engine's log names the nodes that ran tasks
+    told = {(tmp_path / "there" / "out" / f"node-{i}.txt").read_text().strip() for i in range(1, 25)}
+    hosts = {(tmp_path / "there" / "out" / f"host-{i}.txt").read_text().strip() for i in range(1, 25)}
+    assert told <= names and hosts <= names and len(told) >= 3 and len(hosts) >= 3, (told, hosts)
+
+
+LOCALITY_TASKS = 40
+LOCALITY = f"""
+app (file o) produce (int i) {{ "head" "-c" "262144" "/dev/urandom" @stdout=o }}
+app (file o) digest (file i) {{ "sha256sum" @i @stdout=o }}
+foreach i in [1:{LOCALITY_TASKS}] {{
+  file part <sprintf("stage1/part_%i.dat", i)> = produce(i);
+  file sum <sprintf("stage2/part_%i.sha", i)> = digest(part);
+}}
+"""
+COUNT = """
+import json, sys
+from storage_adapters.mosastore.adapter import MosaStoreAdapter
+from tests.storage.mosastore.locality import count_locality
+adapter = MosaStoreAdapter(sys.argv[1], "mosastore")
+count = count_locality(sys.argv[2], adapter)
+holders = [adapter.locations(f"stage1/part_{i}.dat") for i in range(1, int(sys.argv[3]) + 1)]
+print(json.dumps({"local": count.local, "counted": count.counted, "holders": holders}))
+"""
+
+
+def test_mosastore_placement_keeps_consumers_on_the_node_with_their_input(cluster8: Cluster, tmp_path: Path) -> None:
+    mount = f"{cluster8.state}/cluster/mnt/mosastore"
+    made = cluster8.on_node("node1", sys.executable, "-c", "import os, sys; os.makedirs(sys.argv[1], exist_ok=True);"
+                            " os.setxattr(sys.argv[1], 'user.mosastore.placement', b'local')", f"{mount}/stage1")
+    assert made.returncode == 0, made.stderr
+    script = tmp_path / "locality.swift"
+    script.write_text(LOCALITY)
+    run = cluster8.swiftcloud("run", "--cluster", "--storage", "mosastore", "--run-dir", str(tmp_path / "run"),
+                              str(script), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    counted = cluster8.on_node("node1", sys.executable, "-c", COUNT, mount, str(tmp_path / "run" / "events.jsonl"),
+                               str(LOCALITY_TASKS))
+    assert counted.returncode == 0, counted.stderr
+    result = json.loads(counted.stdout)
+    holders = result["holders"]
+    assert all(len(held) == 1 for held in holders), holders  # `local`: every chunk on the writer's node
+    assert len({held[0] for held in holders}) >= 4, "producers should have run on several nodes"
+    assert result["counted"] == LOCALITY_TASKS
+    print(f"locality: {result['local']}/{result['counted']} consumers on the node holding their input")
+    assert result["local"] >= 0.9 * LOCALITY_TASKS
+    for i in (1, LOCALITY_TASKS):  # and the digests are of the data the producers wrote
+        digest = cluster8.on_node("node2", "sha256sum", f"{mount}/stage1/part_{i}.dat")
+        stored = cluster8.on_node("node3", "cat", f"{mount}/stage2/part_{i}.sha")
+        assert digest.stdout.split()[0] == stored.stdout.split()[0]
+
+
+def test_nodes_are_separate_hosts(cluster8: Cluster) -> None:
+    seen = cluster8.on_node("node5", "hostname")
+    assert seen.stdout.strip() == "node5"
+    resolved = cluster8.on_node("node2", "getent", "hosts", "node7")
+    assert resolved.stdout.split()[0] == cluster8.record["nodes"][6]["address"]
+    missing = cluster8.swiftcloud("cluster", "exec", "node99", "--", "true")
+    assert missing.returncode == 1 and "no node 'node99'" in missing.stderr
+
+
+def test_down_after_a_killed_run_leaves_nothing(tmp_path: Path) -> None:
+    cluster = bring_up(tmp_path / "state", "--nodes", "2", "--storage", "mosastore")
+    made = traces(cluster.record)
+    script = tmp_path / "long.swift"
+    script.write_text('app (void o) nap (int i) { "sleep" "600" }\nforeach i in [1:2] { nap(i); }\n')
+    run = subprocess.Popen([sys.executable, "-m", "engine.cli", "run", "--cluster", "--storage", "mosastore",
+                            str(script)], cwd=tmp_path, env=cluster.env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while _sleeping(pids_in(cluster.record)) < 2:
+            assert run.poll() is None, "the run ended before its apps started"
+            assert time.monotonic() < deadline, "the apps never started"
+            time.sleep(0.1)
+        inside = pids_in(cluster.record)
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait()
+        down = cluster.swiftcloud("cluster", "down")
+        assert down.returncode == 0, down.stderr
+        assert_nothing_left(made, inside)
+    finally:
+        if run.poll() is None:
+            run.kill()
+        cluster.swiftcloud("cluster", "down")
+
+
+def _sleeping(pids: list[int]) -> int:
+    count = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                count += cmdline.read().split(b"\0")[:2] == [b"sleep", b"600"]
+        except OSError:
+            continue
+    return count
+
+
+def test_links_are_shaped_and_remote_regions_are_far(tmp_path: Path) -> None:
+    """Lower bounds only (a loaded machine can be slower, never faster): a transfer takes at
+    least its size over the configured rate, and a remote round trip at least the configured
+    delay more than a direct one. bench/cluster_links.py measures how close they come."""
+    regions = (Region("home", 1, 40.0), Region("remote", 1, 40.0, rtt_ms=50.0))
+    state = str(tmp_path / "state")
+    cluster = lifecycle.up(state, 2, regions)
+    made = traces(json.loads(Path(cluster.path("cluster.json")).read_text()))
+    try:
+        home, remote = cluster.nodes
+        transfer = probe.bandwidth(remote, home, 4 << 20)
+        assert transfer.mbit <= 40.0 * 1.02, f"{transfer.mbit:.1f} Mbit/s through a 40 Mbit/s link"
+        direct = min(probe.round_trips(remote, home, None))
+        proxied = min(probe.proxied_round_trips(cluster, remote))
+        assert proxied - direct >= 0.050 * 0.98, f"direct {direct * 1000:.2f} ms, proxied {proxied * 1000:.2f} ms"
+    finally:
+        lifecycle.down(state)
+    assert_nothing_left(made)
+
+
+def test_usage_errors_are_clear(tmp_path: Path) -> None:
+    cluster = Cluster(tmp_path, environment(tmp_path))
+    run = cluster.swiftcloud("run", "--cluster", str(ROOT / "examples" / "hello.swift"))
+    assert run.returncode == 1 and "no cluster is up" in run.stderr and "cluster up --nodes" in run.stderr
+    bad = cluster.swiftcloud("cluster", "up", "--nodes", "0")
+    assert bad.returncode == 2 and "--nodes must be between 1 and 64" in bad.stderr
+    store = cluster.swiftcloud("cluster", "up", "--storage", "hdfs")
+    assert store.returncode == 1 and "the cluster can start local, mosastore" in store.stderr
+    regions = tmp_path / "regions.toml"
+    regions.write_text('[[region]]\nname = "a"\nnodes = 2\nnode_mbit = -1\n')
+    wrong = cluster.swiftcloud("cluster", "up", "--regions", str(regions))
+    assert wrong.returncode == 2 and "region 1 (a): 'node_mbit' must be a number >= 0" in wrong.stderr
+    assert not (tmp_path / "cluster" / "cluster.json").exists()
