@@ -7,21 +7,10 @@
 # Sourced by setup.sh (which sets ROOT and VENV and defines apt_install); also runnable
 # alone: bash setup.d/20-storage.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
-SWIFTCLOUD_TOOLS_BIN=${SWIFTCLOUD_TOOLS_BIN:-/opt/swiftcloud/bin}
 
 apt_install s3fs fuse3 openssh-server openssh-client
 
 pip_install_unless "boto3, paramiko, matplotlib" boto3 paramiko matplotlib
 
-if [[ ! -x "$SWIFTCLOUD_TOOLS_BIN/minio" ]]; then
-  go_bin=$(command -v go || true)
-  [[ -z "$go_bin" && -x /usr/local/go/bin/go ]] && go_bin=/usr/local/go/bin/go
-  if [[ -z "$go_bin" ]]; then
-    echo "setup: WARNING: no Go toolchain, so MinIO is not built; the s3 and s3fs tests will skip" >&2
-  else
-    echo "setup: building MinIO into $SWIFTCLOUD_TOOLS_BIN (about 5 minutes)"
-    mkdir -p "$SWIFTCLOUD_TOOLS_BIN"
-    (cd /tmp && GOTOOLCHAIN=local GOBIN="$SWIFTCLOUD_TOOLS_BIN" GOFLAGS=-buildvcs=false \
-      "$go_bin" install github.com/minio/minio@latest)
-  fi
-fi
+# About 5 minutes on a new machine.
+go_install_tool minio github.com/minio/minio@latest "the s3 and s3fs tests will fail"

@@ -28,3 +28,22 @@ pip_install_unless() {
   echo "setup: pip install $*"
   "$VENV/bin/python" -m pip install -q -c "$ROOT/constraints.txt" "$@"
 }
+
+# go_install_tool NAME PACKAGE@VERSION CONSEQUENCE: build a Go program from the module proxy into
+# $SWIFTCLOUD_TOOLS_BIN/NAME unless it is there; without a Go toolchain, warn with CONSEQUENCE.
+go_install_tool() {
+  local name=$1 package=$2 consequence=$3 bin=${SWIFTCLOUD_TOOLS_BIN:-/opt/swiftcloud/bin} go build
+  [[ -x "$bin/$name" ]] && return 0
+  go=$(command -v go || true)
+  [[ -z "$go" && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
+  if [[ -z "$go" ]]; then
+    echo "setup: WARNING: no Go toolchain, so $name is not built; $consequence" >&2
+    return 0
+  fi
+  echo "setup: building $name ($package) into $bin"
+  build=$(mktemp -d)
+  (cd /tmp && GOTOOLCHAIN=local GOBIN="$build" GOFLAGS=-buildvcs=false "$go" install "$package")
+  mkdir -p "$bin"
+  mv "$build/$(basename "${package%@*}")" "$bin/$name"
+  rm -rf "$build"
+}
