@@ -12,6 +12,7 @@ final name with `overwrite`, so readers see the old file or the whole new one.
 from __future__ import annotations
 
 import contextlib
+import io
 import errno
 import logging
 import posixpath
@@ -160,7 +161,13 @@ class Hdfs:
                 while block := source.read(COPY_BLOCK):
                     translated(lambda: writer.write(block), path)
             finally:
-                translated(writer.close, path)
+                try:
+                    translated(writer.close, path)
+                finally:
+                    # hdfs-native's close does not mark the stream closed, so garbage collection
+                    # would close it again, later, in whatever thread it runs: a second close waits
+                    # for the NameNode, forever once it is gone (seen: a test suite hung).
+                    io.RawIOBase.close(writer)
             self.rename(temporary, path)
         except BaseException:
             with contextlib.suppress(OSError, RuntimeError):

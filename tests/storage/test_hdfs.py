@@ -9,6 +9,7 @@ service is stopped by PID and checked to be gone (no process, no mount) at the e
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import socket
@@ -203,6 +204,28 @@ def test_replication_and_block_size_are_per_store(hdfs: ServiceRecord) -> None:
     assert sorted(replicated.locations("two.bin")) == sorted(nodes)
     status = replicated._hdfs.info(replicated._path("two.bin"))
     assert (status.replication, status.blocksize) == (2, MB)
+
+
+def test_an_upload_leaves_no_writer_for_garbage_collection_to_close(hdfs: ServiceRecord) -> None:
+    """A writer still open for Python would be closed again when collected, which waits for
+    the NameNode forever once it is gone (it hung a whole test run, in a later test)."""
+    from storage_adapters.hdfs.client import Hdfs
+
+    client = Hdfs(hdfs.info["namenode"])
+    writers = []
+    create = client.client.create
+    client.client.create = lambda *args: writers.append(create(*args)) or writers[-1]  # type: ignore[method-assign]
+    client.upload(io.BytesIO(b"x" * 1000), f"/{unique_name('gc')}.bin")
+    with pytest.raises(OSError):
+        client.upload(Broken(), f"/{unique_name('gc')}.bin")
+    assert len(writers) == 2 and all(writer.closed for writer in writers)
+
+
+class Broken(io.RawIOBase):
+    """A source whose read fails, as a lost local disk would."""
+
+    def read(self, size: int = -1) -> bytes:
+        raise OSError(5, "Input/output error")
 
 
 def test_a_namenode_that_is_down_is_a_clear_error_not_a_hang() -> None:
