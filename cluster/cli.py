@@ -36,11 +36,13 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                     help="region file (default: a zone of 8 nodes, a region 60 ms away with 8 more, the rest"
                          " 150 ms away; see docs/cluster.md)")
     up.add_argument("--storage", default="", metavar="NAME[,NAME]",
-                    help="stores to start on every node: mosastore (local needs none)")
+                    help="stores to start on the nodes: mosastore, s3, hdfs, chirp (local needs none)")
     down = actions.add_parser("down", help="end every process, mount, link and namespace of the cluster")
     status = actions.add_parser("status", help="list the nodes and services (exit 1 if a node is down)")
     run = actions.add_parser("exec", help="run a command on one node", description="Run COMMAND on NODE, "
-                             "in its network, mounts and host name: swiftcloud cluster exec node2 -- hostname")
+                             "in its network, mounts and host name, e.g. 'swiftcloud cluster exec node2 -- "
+                             "hostname'. swiftcloud commands run there use the cluster's stores: 'swiftcloud "
+                             "cluster exec node1 -- swiftcloud get --storage s3 out/x.txt x.txt'")
     run.add_argument("node", metavar="NODE")
     run.add_argument("words", nargs=argparse.REMAINDER, metavar="-- COMMAND")
     for action in (up, down, status, run):
@@ -87,9 +89,11 @@ def run_cluster(args: argparse.Namespace) -> int:
     command = args.words[1:] if args.words[:1] == ["--"] else args.words
     if not command:
         raise UsageError("usage: swiftcloud cluster exec NODE -- COMMAND...")
+    from cluster.launch import node_environment
     from cluster.nodes import on_node
 
     argv = on_node(cluster.node(args.node), command)
+    os.environ.update(node_environment(cluster))  # swiftcloud commands there use the cluster's stores
     sys.stdout.flush()
     os.execvp(argv[0], argv)
     return EXIT_RUNTIME  # not reached

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-from cluster import lifecycle, node_exec, storage
+from cluster import lifecycle, node_exec, stores
 from cluster.nodes import on_node
 from cluster.state import ClusterState, cluster_dir, load
 from storage_adapters.errors import ServiceError
@@ -48,6 +48,12 @@ def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
             ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", python, "-m", "engine.scheduler.launch"]
     job_env = {key: value for key, value in env.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
     job_env.update(NETWORK_ONLY)
-    job_env[node_exec.STATE_VARIABLE] = cluster.path("cluster.json")
-    job_env["SWIFTCLOUD_STATE_DIR"] = storage.services_dir(cluster)  # --storage finds the cluster's stores
+    job_env.update(node_environment(cluster))
     return on_node(cluster.nodes[0], argv, os.getcwd()), job_env
+
+
+def node_environment(cluster: ClusterState) -> dict[str, str]:
+    """What swiftcloud run on a node needs: the cluster's record and its stores (which
+    `--storage NAME` finds in their state directory)."""
+    return {node_exec.STATE_VARIABLE: cluster.path("cluster.json"),
+            "SWIFTCLOUD_STATE_DIR": stores.services_dir(cluster)}

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 
-from cluster import netns, node_exec, proxies, storage
+from cluster import netns, node_exec, proxies, stores
 from cluster.nodes import start_holder
 from cluster.regions import DEFAULT_REGIONS, Region, place
 from cluster.state import PREFIX, SUBNET, ClusterState, Node, cluster_dir, forget, load, tag_for
@@ -40,7 +40,7 @@ def node_address(index: int) -> str:
 
 
 def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS,
-       stores: tuple[str, ...] = (), report: Report = lambda line: None) -> ClusterState:
+       storage: tuple[str, ...] = (), report: Report = lambda line: None) -> ClusterState:
     """Bring up a cluster of `nodes` nodes (see the module docstring); on failure, take
     down whatever was made and raise."""
     directory = cluster_dir(state_dir)
@@ -50,9 +50,9 @@ def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS
             raise ServiceError(f"a cluster is already up in {directory} ({len(existing.nodes)} nodes): "
                                "'swiftcloud cluster down' first")
         down(state_dir)  # a record left by a crash, with nothing of it left running
-    for store in stores:
-        if store not in storage.CLUSTER_STORES:
-            raise ServiceError(f"--storage {store}: the cluster can start {', '.join(storage.CLUSTER_STORES)}")
+    for store in storage:
+        if store not in stores.CLUSTER_STORES:
+            raise ServiceError(f"--storage {store}: the cluster can start {', '.join(stores.CLUSTER_STORES)}")
     placed = place(nodes, regions)
     os.makedirs(directory, mode=0o700, exist_ok=True)
     tag = tag_for(directory)
@@ -62,7 +62,7 @@ def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS
                      for index, region in enumerate(placed, 1)]
     cluster.save()
     try:
-        _build(cluster, used, placed, stores, report)
+        _build(cluster, used, placed, storage, report)
     except BaseException:
         report("failed: taking down what was made")
         down(state_dir)
@@ -70,7 +70,7 @@ def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS
     return cluster
 
 
-def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stores: tuple[str, ...],
+def _build(cluster: ClusterState, used: list[Region], placed: list[Region], storage: tuple[str, ...],
            report: Report) -> None:
     started = time.monotonic()
     remote = {region.name: index for index, region in enumerate(used) if index > 0}
@@ -95,9 +95,9 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
     with open(launcher, "w") as script:
         script.write(node_exec.script(sys.executable, PROJECT_ROOT))
     os.chmod(launcher, 0o700)
-    for store in stores:
+    for store in storage:
         began = time.monotonic()
-        storage.start(cluster, store, lambda name, address: _expose(cluster, used, remote, name, address))
+        stores.start(cluster, store, lambda name, address: _expose(cluster, used, remote, name, address))
         report(f"{store} started on every node in {time.monotonic() - began:.1f} s")
     cluster.phase = "up"
     cluster.save()
@@ -116,7 +116,7 @@ def _write_hosts(cluster: ClusterState, region: str, proxy_index: int | None) ->
     lines = ["127.0.0.1\tlocalhost", f"{HUB_ADDRESS}\thub"]
     lines += [f"{node.address}\t{node.name}" for node in cluster.nodes]
     service_address = cluster.nodes[0].address if proxy_index is None else proxies.region_address(proxy_index)
-    lines += [f"{service_address}\t{name}" for name in storage.SERVICE_NAMES]
+    lines += [f"{service_address}\t{name}" for name in stores.SERVICE_NAMES]
     path = cluster.path(f"hosts-{region}")
     with open(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")
@@ -135,7 +135,9 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
         raise ServiceError(f"processes {', '.join(map(str, left))} in the cluster's namespaces did not end")
     for namespace in cluster.namespaces:
         netns.delete(namespace)
-    forget_record(storage.services_dir(cluster), "mosastore")
+    for store in stores.RECORDS:
+        forget_record(stores.services_dir(cluster), store)
+    stores.purge(cluster)
     for part in ("nodes", "services", "mnt", "scratch", LAUNCHER, "toxiproxy.log") + tuple(
             f"hosts-{region['name']}" for region in cluster.regions):
         path = cluster.path(part)

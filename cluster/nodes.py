@@ -53,9 +53,10 @@ def start_holder(cluster: ClusterState, node: Node, hosts_file: str) -> None:
     node.holder_pid, node.holder_create_time = record.pid, record.create_time
 
 
-def spawn_on(node: Node, role: str, argv: list[str], log: str, port: int = 0) -> tuple[Process, subprocess.Popen[bytes]]:
-    """Start a daemon on `node` with its output appended to `log`."""
-    process = spawn(on_node(node, argv, PROJECT_ROOT), log, module_environment())
+def spawn_on(node: Node, role: str, argv: list[str], log: str, port: int = 0,
+             env: dict[str, str] | None = None) -> tuple[Process, subprocess.Popen[bytes]]:
+    """Start a daemon on `node` with its output appended to `log` (in our environment plus `env`)."""
+    process = spawn(on_node(node, argv, PROJECT_ROOT), log, {**module_environment(), **(env or {})})
     return started(role, process, log, port, node.name), process
 
 

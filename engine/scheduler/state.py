@@ -87,7 +87,8 @@ class _TaskRecord:
     attempts: int = 0  # times sent to a worker
     failures: int = 0
     losses: int = 0  # times its worker died while it was alone there
-    deferrals: int = 0  # times passed over while its preferred workers were busy
+    deferrals: int = 0  # dispatch rounds that passed it over while its preferred workers were busy
+    deferred_in: int = -1  # the last such round (one round counts once, however many workers pass)
     suspect: bool = False  # was on a worker that died: runs alone from now on
 
 
@@ -125,6 +126,7 @@ class SchedulerState:
         self._ready = ReadyQueue()
         self._waiting: set[int] = set()
         self._workers: dict[int, _WorkerRecord] = {}
+        self._round = 0  # dispatch rounds so far
         self._alive = 0
         self._node_workers: Counter[str] = Counter()  # alive workers per node
         # Workers that can take a batch now, in the order they became so.
@@ -270,6 +272,7 @@ class SchedulerState:
         """Give batches to idle workers first, then top up workers that may prefetch."""
         if self._closing:
             return
+        self._round += 1
         for pool in (self._idle, self._prefetchable):
             for worker_id in list(pool):
                 if not self._ready:
@@ -320,7 +323,9 @@ class SchedulerState:
             taken.append(forced)
             passed.remove((forced.task.priority, forced.task.id))
         for record in waiting:
-            record.deferrals += 1
+            if record.deferred_in != self._round:
+                record.deferrals += 1
+                record.deferred_in = self._round
         self._ready.restore(passed)
         if not taken:
             return

@@ -130,7 +130,17 @@ def _write_private(path: str, text: str, user: str | None) -> None:
 
 
 def start_server(state_dir: str, node: str, subjects: list[str]) -> Process:
-    """One chirp_server for `node`; returns once it accepts connections."""
+    """One chirp_server for `node` on loopback; returns once it accepts connections."""
+    port = free_port()
+    argv, log = server_argv(state_dir, node, subjects, LOOPBACK, port)
+    process = spawn(argv, log)
+    wait_until(lambda: port_open(port), process, f"chirp_server {node}", log, timeout=30)
+    return started("server", process, log, port, node)
+
+
+def server_argv(state_dir: str, node: str, subjects: list[str], interface: str, port: int) -> tuple[list[str], str]:
+    """The command line of chirp_server `node` listening on interface:port, and its log,
+    with its data directories and ACLs made first."""
     binary = find_binary()
     user = server_user()
     directory = os.path.join(service_dir(state_dir, NAME), node)
@@ -151,16 +161,13 @@ def start_server(state_dir: str, node: str, subjects: list[str]) -> Process:
     acl = os.path.join(data if user is not None else directory, "acl")
     for path in (acl, os.path.join(root, ".__acl")):
         _write_private(path, "".join(f"{subject} {RIGHTS}\n" for subject in subjects), user)
-    port = free_port()
     log = os.path.join(directory, "server.log")
-    argv = [binary, "--root", root, "--interface", LOOPBACK, "--port", str(port), "--default-acl", acl,
-            "--auth", "unix", "--advertise", LOOPBACK, "--catalog-name", node,
+    argv = [binary, "--root", root, "--interface", interface, "--port", str(port), "--default-acl", acl,
+            "--auth", "unix", "--advertise", interface, "--catalog-name", node,
             "--transient", transient, "--debug-file", log, "--no-core-dump"]
     if user is not None:
         argv += ["--user", user]
-    process = spawn(argv, log)
-    wait_until(lambda: port_open(port), process, f"chirp_server {node}", log, timeout=30)
-    return started("server", process, log, port, node)
+    return argv, log
 
 
 def mount(mountpoint: str, server: str, spool_dir: str, log: str, root: str = "/") -> Process:

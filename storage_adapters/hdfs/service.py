@@ -85,7 +85,7 @@ def _site(properties: dict[str, object]) -> str:
     return f'<?xml version="1.0"?>\n<configuration>\n{entries}</configuration>\n'
 
 
-def _write_conf(conf_dir: str, core: dict[str, object], hdfs: dict[str, object]) -> None:
+def write_conf(conf_dir: str, core: dict[str, object], hdfs: dict[str, object]) -> None:
     """core-site.xml, hdfs-site.xml and the empty webapps directories the HTTP servers look
     for on the class path."""
     os.makedirs(conf_dir, mode=0o700, exist_ok=True)
@@ -96,21 +96,22 @@ def _write_conf(conf_dir: str, core: dict[str, object], hdfs: dict[str, object])
             handle.write(_site(properties))
 
 
-def _java(conf_dir: str, main_class: str, *args: str, log_dir: str) -> list[str]:
+def java(conf_dir: str, main_class: str, *args: str, log_dir: str) -> list[str]:
+    """The command line of one Hadoop server (`main_class`) with `conf_dir` first on its class path."""
     return ["java", "-Xmx512m", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
             f"-Dhadoop.log.dir={log_dir}", f"-Dhadoop.home.dir={os.path.dirname(hadoop_lib())}",
             "-Djava.net.preferIPv4Stack=true", "-cp", class_path(conf_dir), main_class, *args]
 
 
-def _environment() -> dict[str, str]:
+def environment() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("HADOOP_CONF_DIR", None)  # ours is on the class path
     return env
 
 
-def _jmx_bean(http_port: int, name: str) -> dict[str, Any] | None:
+def _jmx_bean(http_port: int, name: str, host: str = LOOPBACK) -> dict[str, Any] | None:
     """One bean of the NameNode's JMX servlet (None while it does not answer)."""
-    url = f"http://{LOOPBACK}:{http_port}/jmx?qry=Hadoop:service=NameNode,name={name}"
+    url = f"http://{host}:{http_port}/jmx?qry=Hadoop:service=NameNode,name={name}"
     try:
         with urllib.request.urlopen(url, timeout=2) as response:
             beans = json.load(response).get("beans", [])
@@ -119,17 +120,17 @@ def _jmx_bean(http_port: int, name: str) -> dict[str, Any] | None:
     return beans[0] if beans else None
 
 
-def namenode_state(http_port: int) -> dict[str, Any] | None:
+def namenode_state(http_port: int, host: str = LOOPBACK) -> dict[str, Any] | None:
     """The NameNode's FSNamesystemState (None while it does not answer)."""
-    return _jmx_bean(http_port, "FSNamesystemState")
+    return _jmx_bean(http_port, "FSNamesystemState", host)
 
 
-def _ready(http_port: int, datanodes: int) -> bool:
+def ready(http_port: int, datanodes: int, host: str = LOOPBACK) -> bool:
     """Every DataNode live and safe mode off."""
-    state = namenode_state(http_port)
+    state = namenode_state(http_port, host)
     if state is None or state.get("NumLiveDataNodes") != datanodes or state.get("FSState") != "Operational":
         return False
-    info = _jmx_bean(http_port, "NameNodeInfo")
+    info = _jmx_bean(http_port, "NameNodeInfo", host)
     return info is not None and not info.get("Safemode")
 
 
@@ -146,36 +147,22 @@ def start(state_dir: str, datanodes: int = 1, replication: int = 1,
     directory = service_dir(state_dir, NAME)
     rpc_port, http_port = free_port(), free_port()
     address = f"{LOOPBACK}:{rpc_port}"
-    core = {"fs.defaultFS": f"hdfs://{address}", "hadoop.tmp.dir": os.path.join(directory, "tmp"),
-            "fs.permissions.umask-mode": "077", "hadoop.security.authentication": "simple"}
-    common = {
-        "dfs.replication": replication, "dfs.blocksize": block_size,
-        "dfs.namenode.rpc-address": address, "dfs.namenode.rpc-bind-host": LOOPBACK,
-        "dfs.namenode.http-address": f"{LOOPBACK}:{http_port}", "dfs.namenode.http-bind-host": LOOPBACK,
-        "dfs.namenode.https-address": f"{LOOPBACK}:0", "dfs.namenode.https-bind-host": LOOPBACK,
-        "dfs.namenode.secondary.http-address": f"{LOOPBACK}:0",
-        "dfs.namenode.datanode.registration.ip-hostname-check": "false",
-        "dfs.namenode.safemode.extension": 0, "dfs.namenode.safemode.min.datanodes": 0,
-        "dfs.heartbeat.interval": 1, "dfs.namenode.heartbeat.recheck-interval": 10000,
-        "dfs.permissions.enabled": "true", "dfs.webhdfs.enabled": "true",
-        "dfs.namenode.name.dir": f"file://{os.path.join(directory, 'name')}",
-        "dfs.datanode.data.dir.perm": "700",
-    }
+    core, common = properties(directory, address, LOOPBACK, http_port, replication, block_size)
     processes: list[Process] = []
     mountpoint = os.path.realpath(os.path.join(directory, "mnt"))
     client: Process | None = None
     try:
         namenode_conf = os.path.join(directory, "conf-namenode")
-        _write_conf(namenode_conf, core, common)
+        write_conf(namenode_conf, core, common)
         if not os.path.isdir(os.path.join(directory, "name", "current")):
-            _format(namenode_conf, directory)
+            format_namenode(namenode_conf, directory)
         log = os.path.join(directory, "namenode.log")
-        namenode = spawn(_java(namenode_conf, NAMENODE_CLASS, log_dir=directory), log, _environment())
+        namenode = spawn(java(namenode_conf, NAMENODE_CLASS, log_dir=directory), log, environment())
         processes.append(started("namenode", namenode, log, rpc_port))
         wait_until(lambda: namenode_state(http_port) is not None, namenode, "the HDFS NameNode", log, timeout=120)
         for node in node_names(datanodes):
             processes.append(_start_datanode(directory, node, core, common))
-        wait_until(lambda: _ready(http_port, datanodes), namenode, "HDFS (all DataNodes live, safe mode off)", log,
+        wait_until(lambda: ready(http_port, datanodes), namenode, "HDFS (all DataNodes live, safe mode off)", log,
                    timeout=120)
         client = mount(mountpoint, address, os.path.join(directory, "spool"),
                        os.path.join(directory, "client.log"))
@@ -192,10 +179,46 @@ def start(state_dir: str, datanodes: int = 1, replication: int = 1,
     return record
 
 
-def _format(conf_dir: str, directory: str) -> None:
+def properties(directory: str, address: str, bind_host: str, http_port: int, replication: int,
+               block_size: int) -> tuple[dict[str, object], dict[str, object]]:
+    """core-site and the hdfs-site every server shares, for a NameNode at `address` (as clients
+    name it) listening on `bind_host`, with its metadata under `directory`."""
+    core = {"fs.defaultFS": f"hdfs://{address}", "hadoop.tmp.dir": os.path.join(directory, "tmp"),
+            "fs.permissions.umask-mode": "077", "hadoop.security.authentication": "simple"}
+    common = {
+        "dfs.replication": replication, "dfs.blocksize": block_size,
+        "dfs.namenode.rpc-address": address, "dfs.namenode.rpc-bind-host": bind_host,
+        "dfs.namenode.http-address": f"{bind_host}:{http_port}", "dfs.namenode.http-bind-host": bind_host,
+        "dfs.namenode.https-address": f"{bind_host}:0", "dfs.namenode.https-bind-host": bind_host,
+        "dfs.namenode.secondary.http-address": f"{bind_host}:0",
+        "dfs.namenode.datanode.registration.ip-hostname-check": "false",
+        "dfs.namenode.safemode.extension": 0, "dfs.namenode.safemode.min.datanodes": 0,
+        "dfs.heartbeat.interval": 1, "dfs.namenode.heartbeat.recheck-interval": 10000,
+        "dfs.permissions.enabled": "true", "dfs.webhdfs.enabled": "true",
+        "dfs.namenode.name.dir": f"file://{os.path.join(directory, 'name')}",
+        "dfs.datanode.data.dir.perm": "700",
+    }
+    return core, common
+
+
+def datanode_properties(common: dict[str, object], node_dir: str, node: str, bind_host: str,
+                        ports: tuple[int, int, int]) -> dict[str, object]:
+    """hdfs-site of DataNode `node`: blocks under `node_dir`, data, HTTP and IPC ports on `bind_host`."""
+    data, http, ipc = ports
+    return {**common,
+            "dfs.datanode.data.dir": f"file://{os.path.join(node_dir, 'data')}",
+            "dfs.datanode.address": f"{bind_host}:{data}",
+            "dfs.datanode.http.address": f"{bind_host}:{http}",
+            "dfs.datanode.ipc.address": f"{bind_host}:{ipc}",
+            "dfs.datanode.https.address": f"{bind_host}:0",
+            "dfs.datanode.hostname": node}
+
+
+def format_namenode(conf_dir: str, directory: str) -> None:
+    """Format the NameNode's metadata directory (its first start only)."""
     log = os.path.join(directory, "format.log")
-    formatting = spawn(_java(conf_dir, NAMENODE_CLASS, "-format", "-force", "-nonInteractive", log_dir=directory),
-                       log, _environment())
+    formatting = spawn(java(conf_dir, NAMENODE_CLASS, "-format", "-force", "-nonInteractive", log_dir=directory),
+                       log, environment())
     if formatting.wait(timeout=120) != 0:
         raise ServiceError(f"formatting the HDFS NameNode failed:\n{log_tail(log)}")
 
@@ -204,17 +227,11 @@ def _start_datanode(directory: str, node: str, core: dict[str, object], common: 
     node_dir = os.path.join(directory, node)
     os.makedirs(node_dir, mode=0o700, exist_ok=True)
     port = free_port()
-    conf = {**common,
-            "dfs.datanode.data.dir": f"file://{os.path.join(node_dir, 'data')}",
-            "dfs.datanode.address": f"{LOOPBACK}:{port}",
-            "dfs.datanode.http.address": f"{LOOPBACK}:{free_port()}",
-            "dfs.datanode.ipc.address": f"{LOOPBACK}:{free_port()}",
-            "dfs.datanode.https.address": f"{LOOPBACK}:0",
-            "dfs.datanode.hostname": node}
+    conf = datanode_properties(common, node_dir, node, LOOPBACK, (port, free_port(), free_port()))
     conf_dir = os.path.join(directory, f"conf-{node}")
-    _write_conf(conf_dir, core, conf)
+    write_conf(conf_dir, core, conf)
     log = os.path.join(directory, f"datanode-{node}.log")
-    process = spawn(_java(conf_dir, DATANODE_CLASS, log_dir=node_dir), log, _environment())
+    process = spawn(java(conf_dir, DATANODE_CLASS, log_dir=node_dir), log, environment())
     return started("datanode", process, log, port, node)
 
 

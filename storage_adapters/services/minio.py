@@ -56,12 +56,29 @@ def find_binary() -> str:
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-def _healthy(port: int) -> bool:
+def healthy(port: int, host: str = LOOPBACK) -> bool:
+    """Does the MinIO at host:port answer its liveness check?"""
     try:
-        with _DIRECT.open(f"http://{LOOPBACK}:{port}/minio/health/live", timeout=1) as reply:
+        with _DIRECT.open(f"http://{host}:{port}/minio/health/live", timeout=1) as reply:
             return reply.status == 200
     except (urllib.error.URLError, OSError):
         return False
+
+
+def new_credentials() -> dict[str, str]:
+    """Fresh root credentials for a new MinIO data directory."""
+    return {"access_key": "swiftcloud-" + secrets.token_hex(4), "secret_key": secrets.token_urlsafe(24)}
+
+
+def server_environment(credentials: dict[str, str]) -> dict[str, str]:
+    """What `minio server` reads from its environment: the root credentials, no browser, no updates."""
+    return {"MINIO_ROOT_USER": credentials["access_key"], "MINIO_ROOT_PASSWORD": credentials["secret_key"],
+            "MINIO_BROWSER": "off", "MINIO_UPDATE": "off"}
+
+
+def server_argv(binary: str, data_dir: str, host: str, port: int, console_port: int) -> list[str]:
+    return [binary, "server", data_dir, "--address", f"{host}:{port}", "--console-address",
+            f"{host}:{console_port}", "--quiet"]
 
 
 def start(state_dir: str) -> ServiceRecord:
@@ -73,28 +90,16 @@ def start(state_dir: str) -> ServiceRecord:
     directory = service_dir(state_dir, NAME)
     previous = load_record(state_dir, NAME)
     # Keep the credentials of an earlier run: the data directory was created with them.
-    credentials = previous.secrets if previous else {
-        "access_key": "swiftcloud-" + secrets.token_hex(4),
-        "secret_key": secrets.token_urlsafe(24),
-    }
-    env = dict(os.environ)
-    env.update(
-        MINIO_ROOT_USER=credentials["access_key"],
-        MINIO_ROOT_PASSWORD=credentials["secret_key"],
-        MINIO_BROWSER="off",
-        MINIO_UPDATE="off",
-    )
+    credentials = previous.secrets if previous else new_credentials()
+    env = {**os.environ, **server_environment(credentials)}
     log_path = os.path.join(directory, LOG_FILE)
     hidden = tuple(credentials.values())
     for attempt in range(3):
         port, console_port = free_port(), free_port()
-        argv = [
-            binary, "server", os.path.join(directory, "data"),
-            "--address", f"{LOOPBACK}:{port}", "--console-address", f"{LOOPBACK}:{console_port}", "--quiet",
-        ]
+        argv = server_argv(binary, os.path.join(directory, "data"), LOOPBACK, port, console_port)
         process = spawn(argv, log_path, env)
         try:
-            wait_until(lambda: _healthy(port), process, "MinIO", log_path, timeout=60, secrets=hidden)
+            wait_until(lambda: healthy(port), process, "MinIO", log_path, timeout=60, secrets=hidden)
             break
         except ServiceError:
             # Another program may have taken a port between our probe and MinIO's bind.
@@ -116,11 +121,13 @@ def start(state_dir: str) -> ServiceRecord:
     return record
 
 
-def create_bucket(record: ServiceRecord, bucket: str) -> None:
-    """Create `bucket` on the MinIO of `record` if it is not there yet."""
+def create_bucket(record: ServiceRecord, bucket: str, endpoint_url: str | None = None) -> None:
+    """Create `bucket` on the MinIO of `record` (reached at `endpoint_url`, else the one it
+    records) if it is not there yet."""
     from storage_adapters.s3 import make_client
 
-    client = make_client(record.info["endpoint_url"], record.secrets["access_key"], record.secrets["secret_key"])
+    client = make_client(endpoint_url or record.info["endpoint_url"], record.secrets["access_key"],
+                         record.secrets["secret_key"])
     existing = {entry["Name"] for entry in client.list_buckets().get("Buckets", [])}
     if bucket not in existing:
         client.create_bucket(Bucket=bucket)

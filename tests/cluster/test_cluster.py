@@ -182,8 +182,8 @@ def test_usage_errors_are_clear(tmp_path: Path) -> None:
     assert run.returncode == 1 and "no cluster is up" in run.stderr and "cluster up --nodes" in run.stderr
     bad = cluster.swiftcloud("cluster", "up", "--nodes", "0")
     assert bad.returncode == 2 and "--nodes must be between 1 and 64" in bad.stderr
-    store = cluster.swiftcloud("cluster", "up", "--storage", "hdfs")
-    assert store.returncode == 1 and "the cluster can start local, mosastore" in store.stderr
+    store = cluster.swiftcloud("cluster", "up", "--storage", "nfs")
+    assert store.returncode == 1 and "the cluster can start local, mosastore, s3, hdfs, chirp" in store.stderr
     regions = tmp_path / "regions.toml"
     regions.write_text('[[region]]\nname = "a"\nnodes = 2\nnode_mbit = -1\n')
     wrong = cluster.swiftcloud("cluster", "up", "--regions", str(regions))

@@ -1,0 +1,39 @@
+"""Storage daemons of an emulated cluster, laid out as on real hosts (one module per store).
+
+Each store's record is written where `--storage NAME` looks for a started store (the
+cluster's services directory), so a run on the cluster uses it with no settings. Every
+daemon listens on its node's own address; ports are fixed, since every node has a port
+space of its own. Services run on the first node and are known to every node by name
+(its hosts file), directly in the home region and through the region's latency proxy
+elsewhere. `local` needs no daemon: every node sees the host's directories.
+"""
+
+from __future__ import annotations
+
+from cluster.state import ClusterState
+from cluster.stores import chirp, hdfs, mosastore, s3
+from cluster.stores.common import Expose, services_dir
+from storage_adapters.errors import ServiceError
+
+__all__ = ["CLUSTER_STORES", "RECORDS", "SERVICE_NAMES", "purge", "services_dir", "start"]
+
+STARTERS = {"mosastore": mosastore.start, "s3": s3.start, "hdfs": hdfs.start, "chirp": chirp.start}
+CLUSTER_STORES = ("local", *STARTERS)
+SERVICE_NAMES = (mosastore.MANAGER_NAME, s3.NAME, hdfs.NAME, chirp.NAME)  # what every hosts file names
+RECORDS = ("mosastore", "minio", "hdfs", "chirp")  # the service records the stores write
+
+
+def start(cluster: ClusterState, store: str, expose: Expose) -> None:
+    """Start `store` on the cluster's nodes (each process recorded as it starts);
+    `expose(name, address)` puts a service in reach of the remote regions."""
+    if store not in CLUSTER_STORES:
+        raise ServiceError(f"cannot start {store!r} on the cluster: it offers {', '.join(CLUSTER_STORES)}")
+    if store in STARTERS:
+        STARTERS[store](cluster, expose)
+    cluster.storage.append(store)
+    cluster.save()
+
+
+def purge(cluster: ClusterState) -> None:
+    """Delete what the stores keep outside the cluster's directory."""
+    chirp.purge(cluster)

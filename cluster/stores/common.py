@@ -1,0 +1,45 @@
+"""What the cluster's stores share: the services directory, the record of each started
+process, and how a service is put in reach of the remote regions."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import asdict
+
+from cluster.state import ClusterState
+from storage_adapters.fuse.mounting import Process
+
+# expose(name, address): put service `name` at `address` behind every remote region's proxy.
+Expose = Callable[[str, str], None]
+
+
+def services_dir(cluster: ClusterState) -> str:
+    """Where the cluster's stores keep their records: `$SWIFTCLOUD_STATE_DIR` of runs on it."""
+    return cluster.path("services")
+
+
+def store_dir(cluster: ClusterState, name: str) -> str:
+    """A store's own directory under the services directory, private to the user."""
+    directory = os.path.join(services_dir(cluster), name)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    return directory
+
+
+def node_dir(cluster: ClusterState, node: str, *parts: str) -> str:
+    """A directory of one node's own (made private to the user)."""
+    path = cluster.path("nodes", node, *parts)
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
+
+
+def record_started(cluster: ClusterState, process: Process) -> Process:
+    """Add a started daemon to the cluster's record at once, so `down` finds it after a crash."""
+    cluster.processes.append(asdict(process))
+    cluster.save()
+    return process
+
+
+def python_module(module: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", module, *args]

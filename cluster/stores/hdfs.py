@@ -1,0 +1,76 @@
+"""HDFS on the cluster: the NameNode on the first node (clients name it `hdfs-namenode:8020`,
+WebHDFS on 9870), a DataNode on every node registered under the node's name (so block
+locations name nodes), and our FUSE mount on every node.
+
+DataNodes reach the NameNode at its address, never through a proxy: the NameNode records a
+DataNode under the address its connection comes from, and clients would then look for
+blocks at the proxy.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict
+from typing import Any
+
+from cluster import netns
+from cluster.nodes import mount_on, spawn_on
+from cluster.state import ClusterState
+from cluster.stores.common import Expose, node_dir, python_module, record_started, services_dir, store_dir
+from storage_adapters.hdfs import service as hdfs
+from storage_adapters.services.common import ServiceRecord, save_record, wait_until
+
+NAME = "hdfs-namenode"
+PORT, HTTP_PORT = 8020, 9870
+DATANODE_PORTS = (9866, 9864, 9867)  # data, HTTP, IPC
+
+
+def start(cluster: ClusterState, expose: Expose) -> None:
+    directory = store_dir(cluster, hdfs.NAME)
+    head = cluster.nodes[0]
+    core, common = hdfs.properties(directory, f"{head.address}:{PORT}", head.address, HTTP_PORT, 1,
+                                   hdfs.DEFAULT_BLOCK_SIZE)
+    conf = os.path.join(directory, "conf-namenode")
+    hdfs.write_conf(conf, core, common)
+    hdfs.format_namenode(conf, directory)
+    log = os.path.join(directory, "namenode.log")
+    namenode, popen = spawn_on(head, "namenode", hdfs.java(conf, hdfs.NAMENODE_CLASS, log_dir=directory), log,
+                               PORT, hdfs.environment())
+    record_started(cluster, namenode)
+
+    def ready(datanodes: int) -> bool:
+        def ask() -> bool:
+            if datanodes == 0:
+                return hdfs.namenode_state(HTTP_PORT, head.address) is not None
+            return hdfs.ready(HTTP_PORT, datanodes, head.address)
+        return netns.in_namespace(head.namespace, ask)
+
+    wait_until(lambda: ready(0), popen, "the HDFS NameNode", log, timeout=120)
+    for port in (PORT, HTTP_PORT):
+        cluster.endpoints[f"{NAME}:{port}"] = f"{head.address}:{port}"
+        expose(f"{NAME}-{port}", f"{head.address}:{port}")
+    started = [namenode]
+    for node in cluster.nodes:
+        data = node_dir(cluster, node.name, "hdfs")
+        node_conf = os.path.join(data, "conf")
+        hdfs.write_conf(node_conf, core, hdfs.datanode_properties(common, data, node.name, node.address,
+                                                                  DATANODE_PORTS))
+        started.append(record_started(cluster, spawn_on(
+            node, "datanode", hdfs.java(node_conf, hdfs.DATANODE_CLASS, log_dir=data),
+            os.path.join(data, "datanode.log"), DATANODE_PORTS[0], hdfs.environment())[0]))
+    wait_until(lambda: ready(len(cluster.nodes)), popen, "HDFS (all DataNodes live, safe mode off)", log, timeout=180)
+    mountpoint = cluster.path("mnt", hdfs.NAME)
+    os.makedirs(mountpoint, exist_ok=True)
+    named = f"{NAME}:{PORT}"
+    for node in cluster.nodes:
+        started.append(record_started(cluster, mount_on(node, python_module(
+            "storage_adapters.hdfs", "mount", "--mount", mountpoint, "--namenode", named, "--root", "/",
+            "--spool-dir", node_dir(cluster, node.name, "hdfs-spool")), mountpoint, hdfs.FSTYPE, "the HDFS client",
+            cluster.path("nodes", node.name, "hdfs-client.log"))))
+    info: dict[str, Any] = {
+        "namenode": named, "http": f"{NAME}:{HTTP_PORT}", "mountpoint": mountpoint,
+        "nodes": ",".join(node.name for node in cluster.nodes), "replication": 1,
+        "block_size": hdfs.DEFAULT_BLOCK_SIZE, "log": directory, "cluster": cluster.tag,
+        "processes": [asdict(process) for process in started],
+    }
+    save_record(services_dir(cluster), ServiceRecord(hdfs.NAME, namenode.pid, namenode.create_time, info))

@@ -1,0 +1,73 @@
+"""MosaStore on the cluster: the manager on the first node, a benefactor and a FUSE client on
+every node.
+
+Each node reaches the manager by the name `mosastore-manager` (directly in the home
+region, through its region's latency proxy elsewhere) and the benefactors at their node
+addresses. Every client mounts the store at the same path, inside its own node's mount
+namespace only.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict
+from typing import Any
+
+from cluster import netns
+from cluster.nodes import mount_on, spawn_on
+from cluster.state import ClusterState
+from cluster.stores.common import Expose, node_dir, python_module, record_started, services_dir, store_dir
+from storage_adapters.mosastore import deploy
+from storage_adapters.mosastore.auth import check_secret, new_secret, read_secret_file, write_secret_file
+from storage_adapters.services.common import ServiceRecord, port_open, save_record, wait_until
+
+NAME = "mosastore"
+MANAGER_NAME = "mosastore-manager"
+MANAGER_PORT = 7000
+BENEFACTOR_PORT = 7100
+
+
+def _command(role: str, *options: str) -> list[str]:
+    return python_module("storage_adapters.mosastore", role, *options)
+
+
+def start(cluster: ClusterState, expose: Expose) -> None:
+    directory = store_dir(cluster, NAME)
+    secret_file = os.path.join(directory, "secret")
+    if not os.path.exists(secret_file):
+        write_secret_file(secret_file, new_secret())
+    secret = read_secret_file(secret_file)
+    head = cluster.nodes[0]
+    manager_address = f"{head.address}:{MANAGER_PORT}"
+    log = os.path.join(directory, "manager.log")
+    os.makedirs(os.path.join(directory, "manager"), mode=0o700, exist_ok=True)
+    manager, popen = spawn_on(head, "manager", _command(
+        "manager", "--listen", manager_address, "--db", os.path.join(directory, "manager", "meta.db"),
+        "--secret-file", secret_file), log, MANAGER_PORT)
+    record_started(cluster, manager)
+    wait_until(lambda: netns.in_namespace(head.namespace, lambda: port_open(MANAGER_PORT, head.address)),
+               popen, "the MosaStore manager", log, timeout=30)
+    cluster.endpoints[MANAGER_NAME] = manager_address
+    expose(MANAGER_NAME, manager_address)
+    named_manager = f"{MANAGER_NAME}:{MANAGER_PORT}"
+    started = []
+    for node in cluster.nodes:
+        started.append(record_started(cluster, spawn_on(node, "benefactor", _command(
+            "benefactor", "--node", node.name, "--dir", node_dir(cluster, node.name, "mosastore-chunks"),
+            "--listen", f"{node.address}:{BENEFACTOR_PORT}", "--manager", named_manager,
+            "--secret-file", secret_file), cluster.path("nodes", node.name, "benefactor.log"), BENEFACTOR_PORT)[0]))
+    nodes = [node.name for node in cluster.nodes]
+    netns.in_namespace(head.namespace, lambda: deploy.wait_for_benefactors(
+        manager_address, check_secret(secret), nodes, timeout=60))
+    mountpoint = cluster.path("mnt", NAME)
+    os.makedirs(mountpoint, exist_ok=True)
+    for node in cluster.nodes:
+        started.append(record_started(cluster, mount_on(node, _command(
+            "mount", "--mount", mountpoint, "--manager", named_manager, "--secret-file", secret_file,
+            "--node", node.name, "--spool-dir", node_dir(cluster, node.name, "mosastore-spool")),
+            mountpoint, deploy.FSTYPE, "the MosaStore client", cluster.path("nodes", node.name, "mosastore-client.log"))))
+    info: dict[str, Any] = {
+        "manager": named_manager, "mountpoint": mountpoint, "nodes": ",".join(nodes), "log": directory,
+        "cluster": cluster.tag, "processes": [asdict(manager), *(asdict(process) for process in started)],
+    }
+    save_record(services_dir(cluster), ServiceRecord(NAME, manager.pid, manager.create_time, info, {"secret": secret}))

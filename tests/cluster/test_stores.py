@@ -1,0 +1,95 @@
+"""Every store the cluster can start, on nodes in two regions (issue 12): S3 (MinIO on the first
+node, behind the remote region's latency proxy), HDFS (a DataNode per node) and Chirp (a
+chirp_server per node). One workflow runs on each with tasks on every node, the remote one
+included, and gives the outputs of a run on plain local paths."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storage_adapters.chirp import service as chirp
+from tests.cluster.conftest import Cluster, bring_up, environment, take_down
+
+WORKFLOW = """
+import files;
+app (file o) numbers (int i) { "seq" i (i + 30) @stdout=o }
+app (file o) reverse (file i) { "sort" "-rn" @stdin=i @stdout=o }
+app (file o) node () { "printenv" "SWIFTCLOUD_NODE" @stdout=o }
+foreach i in [1:9] {
+  file n <sprintf("out/numbers-%i.txt", i)> = numbers(i);
+  file r <sprintf("out/reversed-%i.txt", i)> = reverse(n);
+  file e <sprintf("out/node-%i.txt", i)> = node();
+  trace(i, read(r), read(e));
+}
+"""
+REGIONS = """
+[[region]]
+name = "home"
+nodes = 2
+node_mbit = 200
+
+[[region]]
+name = "far"
+nodes = 1
+node_mbit = 100
+rtt_ms = 20
+"""
+
+
+@pytest.fixture(scope="module")
+def two_regions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    state = tmp_path_factory.mktemp("two-regions")
+    (state / "regions.toml").write_text(REGIONS)
+    cluster = bring_up(state, "--nodes", "3", "--regions", str(state / "regions.toml"),
+                       "--storage", "s3,hdfs,chirp")
+    chirp_data = chirp.data_directory(str(state / "cluster" / "services"), "node1")
+    try:
+        yield cluster
+    finally:
+        take_down(cluster)
+        assert not Path(chirp_data).exists(), f"chirp_server data left in {chirp_data}"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    here = tmp_path_factory.mktemp("reference")
+    (here / "flow.swift").write_text(WORKFLOW)
+    run = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--transport", "local", "-n", "3", "flow.swift"],
+                         cwd=here, env=environment(here), capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return here / "out"
+
+
+@pytest.mark.parametrize("store", ["s3", "hdfs", "chirp"])
+def test_a_store_on_the_cluster_gives_the_outputs_of_local_paths(two_regions: Cluster, reference: Path,
+                                                                store: str, tmp_path: Path) -> None:
+    (tmp_path / "flow.swift").write_text(WORKFLOW)
+    run = two_regions.swiftcloud("run", "--cluster", "-n", "4", "--storage", store, "--run-dir", str(tmp_path / "run"),
+                                 "flow.swift", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    for i in range(1, 10):
+        got = two_regions.on_node("node2", sys.executable, "-m", "engine.cli", "get", "--storage", store,
+                                  f"out/reversed-{i}.txt", str(tmp_path / "got.txt"))
+        assert got.returncode == 0, got.stderr
+        assert (tmp_path / "got.txt").read_bytes() == (reference / f"reversed-{i}.txt").read_bytes()
+    events = [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").read_text().splitlines()]
+    nodes = {event["node"] for event in events if event.get("event") == "start"}
+    assert nodes == {"node1", "node2", "node3"}, nodes  # node3 is in the far region
+    told = {line.split(",")[-1] for line in run.stdout.split() if line.startswith("node")}
+    assert told <= nodes
+
+
+def test_remote_nodes_reach_the_services_through_their_region_proxy(two_regions: Cluster) -> None:
+    record = two_regions.record
+    home, far = record["nodes"][0], record["nodes"][2]
+    for name in ("s3", "hdfs-namenode", "chirp-server"):
+        at_home = two_regions.on_node("node2", "getent", "hosts", name).stdout.split()[0]
+        away = two_regions.on_node("node3", "getent", "hosts", name).stdout.split()[0]
+        assert at_home == home["address"] and away != home["address"] and away.startswith("10.231.1."), name
+    assert far["region"] == "far"
