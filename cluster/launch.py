@@ -15,7 +15,7 @@ import os
 import sys
 
 from cluster import lifecycle, node_exec, stores
-from cluster.nodes import on_node
+from cluster.nodes import SHARED_SCRATCH, on_node
 from cluster.state import ClusterState, cluster_dir, load
 from storage_adapters.errors import ServiceError
 
@@ -53,7 +53,9 @@ def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
 
 
 def node_environment(cluster: ClusterState) -> dict[str, str]:
-    """What swiftcloud run on a node needs: the cluster's record and its stores (which
-    `--storage NAME` finds in their state directory)."""
+    """What swiftcloud runs on a node need: the cluster's record, its stores (which
+    `--storage NAME` finds in their state directory) and the node's own scratch directory."""
     return {node_exec.STATE_VARIABLE: cluster.path("cluster.json"),
-            "SWIFTCLOUD_STATE_DIR": stores.services_dir(cluster)}
+            "SWIFTCLOUD_STATE_DIR": stores.services_dir(cluster),
+            # Temporary files (a staging task's scratch, an app's own) stay on their node.
+            "TMPDIR": cluster.path(SHARED_SCRATCH)}

@@ -115,6 +115,11 @@ def test_nodes_are_separate_hosts(cluster8: Cluster) -> None:
     assert seen.stdout.strip() == "node5"
     resolved = cluster8.on_node("node2", "getent", "hosts", "node7")
     assert resolved.stdout.split()[0] == cluster8.record["nodes"][6]["address"]
+    scratch = cluster8.on_node("node4", sys.executable, "-c", "import tempfile; print(tempfile.mkdtemp())")
+    made = scratch.stdout.strip()
+    assert made.startswith(f"{cluster8.state}/cluster/scratch/")  # TMPDIR: the node's own scratch
+    assert cluster8.on_node("node4", "test", "-d", made).returncode == 0
+    assert cluster8.on_node("node6", "test", "-d", made).returncode == 1 and not os.path.exists(made)
     missing = cluster8.swiftcloud("cluster", "exec", "node99", "--", "true")
     assert missing.returncode == 1 and "no node 'node99'" in missing.stderr
 
