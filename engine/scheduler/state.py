@@ -339,7 +339,8 @@ class SchedulerState:
     def _worth_moving(self, waiting: list[_TaskRecord]) -> _TaskRecord | None:
         """The first task of `waiting` (deferred for busy workers) that an idle worker
         elsewhere should take: one behind another in line for the same workers, or one whose
-        workers are all busy for longer than LOCALITY_WAIT_S (or for how long is unknown).
+        workers are all busy for longer than LOCALITY_WAIT_S and than the task's own estimated
+        time (or for how long is unknown).
         The first in line for workers about to be free stays: it starts there soon, where its
         data is (delay scheduling, as in Hadoop's and Spark's locality wait)."""
         seen: set[tuple[frozenset[str], int | None]] = set()
@@ -347,7 +348,10 @@ class SchedulerState:
             affinity = record.affinity
             assert affinity is not None  # only tasks with a preference wait
             key = (affinity.nodes, affinity.worker)
-            if key in seen or self._busy_for(affinity) > LOCALITY_WAIT_S:
+            # Waiting as long as the task itself runs at most doubles its time; moving it
+            # costs its inputs' transfer, which for data-heavy tasks is most of that time.
+            patience = max(LOCALITY_WAIT_S, self._estimate(record) or 0.0)
+            if key in seen or self._busy_for(affinity) > patience:
                 return record
             seen.add(key)
         return None
