@@ -38,6 +38,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     up.add_argument("--storage", default="", metavar="NAME[,NAME]",
                     help="stores to start on the nodes: mosastore, s3, hdfs, chirp (local needs none)")
     down = actions.add_parser("down", help="end every process, mount, link and namespace of the cluster")
+    down.add_argument("--tag", metavar="TAG", help="take down what is left of cluster TAG (e.g. swc1a2b) whose"
+                                                   " state directory was deleted; 'down' names such clusters")
     status = actions.add_parser("status", help="list the nodes and services (exit 1 if a node is down)")
     run = actions.add_parser("exec", help="run a command on one node", description="Run COMMAND on NODE, "
                              "in its network, mounts and host name, e.g. 'swiftcloud cluster exec node2 -- "
@@ -76,8 +78,15 @@ def run_cluster(args: argparse.Namespace) -> int:
         _print_status(cluster)
         return EXIT_OK
     if args.action == "down":
+        if args.tag:
+            if not lifecycle.down_orphan(args.tag, say):
+                say(f"no namespaces of a cluster {args.tag} are left")
+            return EXIT_OK
         if not lifecycle.down(directory, say):
             say(f"no cluster is up (state directory {directory})")
+            for tag, namespaces in lifecycle.orphans().items():
+                say(f"{len(namespaces)} namespaces of cluster {tag} have no record (its state directory is "
+                    f"gone): remove them with 'swiftcloud cluster down --tag {tag}'")
         return EXIT_OK
     cluster = state.load(state.cluster_dir(directory))
     if cluster is None:

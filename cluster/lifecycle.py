@@ -13,6 +13,7 @@ them) and the cluster's directories, so it also cleans up after a crash.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sys
@@ -29,6 +30,8 @@ from storage_adapters.fuse.mounting import PROJECT_ROOT
 from storage_adapters.services.common import forget_record
 
 BRIDGE = "br0"
+TAG_PATTERN = re.compile(r"swc[0-9a-f]{4}")  # state.tag_for
+NODE_PATTERN = re.compile(r"node[0-9]+")
 HUB_ADDRESS = f"{SUBNET}.0.1"
 LAUNCHER = "node-exec"
 Report = Callable[[str], None]
@@ -130,7 +133,7 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
     cluster = load(directory)
     if cluster is None:
         return False
-    left = _end_processes(cluster)
+    left = _end_processes(cluster.namespaces, _recorded_pids(cluster))
     if left:
         raise ServiceError(f"processes {', '.join(map(str, left))} in the cluster's namespaces did not end")
     for namespace in cluster.namespaces:
@@ -150,10 +153,41 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
     return True
 
 
-def _end_processes(cluster: ClusterState, patience: float = 5.0) -> list[int]:
-    """SIGTERM, then SIGKILL, every process in the cluster's namespaces; those still there."""
+def orphans() -> dict[str, list[str]]:
+    """Namespaces of clusters whose record is gone (its state directory was deleted), by tag."""
+    found: dict[str, list[str]] = {}
+    for name in netns.names():
+        tag, _, part = name.partition("-")
+        if TAG_PATTERN.fullmatch(tag) and (part == "hub" or NODE_PATTERN.fullmatch(part)):
+            found.setdefault(tag, []).append(name)
+    return found
+
+
+def down_orphan(tag: str, report: Report = lambda line: None) -> bool:
+    """Take down what is left of a cluster whose record is gone: every process in its
+    namespaces, then the namespaces (with their links and mounts). False if none is left."""
+    namespaces = orphans().get(tag, [])
+    if not namespaces:
+        return False
+    left = _end_processes(namespaces, [])
+    if left:
+        raise ServiceError(f"processes {', '.join(map(str, left))} in the namespaces of {tag} did not end")
+    for namespace in sorted(namespaces, key=lambda name: name.endswith("-hub")):
+        netns.delete(namespace)
+    report(f"removed {len(namespaces)} namespaces of cluster {tag} (its record was gone)")
+    return True
+
+
+def _recorded_pids(cluster: ClusterState) -> list[int]:
+    return [node.holder_pid for node in cluster.nodes] + [entry["pid"] for entry in cluster.processes]
+
+
+def _end_processes(namespaces: list[str], ours: list[int], patience: float = 5.0) -> list[int]:
+    """SIGTERM, then SIGKILL, every process in `namespaces`; those still there. `ours` are
+    children of this process, if any, to be reaped (a dead process has left its namespaces
+    but would stay a zombie until its parent waits)."""
     def everyone() -> list[int]:
-        return [pid for namespace in cluster.namespaces for pid in netns.pids(namespace)]
+        return [pid for namespace in namespaces for pid in netns.pids(namespace)]
 
     for number in (signal.SIGTERM, signal.SIGKILL):
         for pid in everyone():
@@ -164,18 +198,11 @@ def _end_processes(cluster: ClusterState, patience: float = 5.0) -> list[int]:
         deadline = time.monotonic() + patience
         while everyone() and time.monotonic() < deadline:
             time.sleep(0.05)
-        _reap(cluster)
+        for pid in ours:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
         if not everyone():
             return []
     return everyone()
-
-
-def _reap(cluster: ClusterState) -> None:
-    """Collect the exit status of the recorded processes that are children of this one (a
-    dead process has left its namespaces but would stay a zombie until its parent waits)."""
-    recorded = [node.holder_pid for node in cluster.nodes] + [entry["pid"] for entry in cluster.processes]
-    for pid in recorded:
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass

@@ -49,6 +49,11 @@ def delete(namespace: str) -> None:
         run("ip", "netns", "del", namespace)
 
 
+def names() -> list[str]:
+    """Every named network namespace on the machine."""
+    return sorted(os.listdir(NETNS_DIR)) if os.path.isdir(NETNS_DIR) else []
+
+
 def pids(namespace: str) -> list[int]:
     """The processes whose network namespace is `namespace`."""
     if not exists(namespace):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -181,8 +182,31 @@ def test_links_are_shaped_and_remote_regions_are_far(tmp_path: Path) -> None:
     assert_nothing_left(made)
 
 
+def test_a_cluster_whose_record_was_deleted_can_still_be_taken_down(tmp_path: Path) -> None:
+    cluster = bring_up(tmp_path / "state", "--nodes", "2")
+    made = traces(cluster.record)
+    tag = cluster.record["tag"]
+    shutil.rmtree(tmp_path / "state")  # as a user deleting the state directory
+    (tmp_path / "state").mkdir()
+    try:
+        down = cluster.swiftcloud("cluster", "down")
+        assert down.returncode == 0 and f"swiftcloud cluster down --tag {tag}" in down.stderr
+        by_tag = cluster.swiftcloud("cluster", "down", "--tag", tag)
+        assert by_tag.returncode == 0 and "removed 3 namespaces" in by_tag.stderr
+    finally:
+        cluster.swiftcloud("cluster", "down", "--tag", tag)
+    assert_nothing_left(made)
+
+
 def test_usage_errors_are_clear(tmp_path: Path) -> None:
     cluster = Cluster(tmp_path, environment(tmp_path))
+    try:
+        _usage_errors(cluster, tmp_path)
+    finally:  # an `up` that wrongly succeeded must not leave a cluster behind
+        cluster.swiftcloud("cluster", "down")
+
+
+def _usage_errors(cluster: Cluster, tmp_path: Path) -> None:
     run = cluster.swiftcloud("run", "--cluster", str(ROOT / "examples" / "hello.swift"))
     assert run.returncode == 1 and "no cluster is up" in run.stderr and "cluster up --nodes" in run.stderr
     bad = cluster.swiftcloud("cluster", "up", "--nodes", "0")
