@@ -186,9 +186,21 @@ class PendingFile:
     spool: int  # descriptor of the spool file, already unlinked
     mode: int
     size: int = 0
-    changed: bool = False
+    edits: int = 0  # changes so far; those up to `published` are in the store
+    published: int = 0
     opens: int = 0
     discarded: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.edits != self.published
+
+    @changed.setter
+    def changed(self, value: bool) -> None:
+        if value:
+            self.edits += 1
+        else:
+            self.published = self.edits
 
     def write(self, offset: int, data: bytes) -> int:
         written = os.pwrite(self.spool, data, offset)
@@ -534,9 +546,12 @@ class PathFS(pyfuse3.Operations):
         """Publish the spool as the file's whole new content (the remote makes it atomic)."""
         if not pending.changed:
             return
+        # A write that arrives during the upload (an app writing after its parent closed the
+        # same file) leaves the file changed, for the next flush or the release to publish.
+        edits = pending.edits
         await self._call(self.remote.upload, pending.spool, pending.size, pending.mode & 0o777, pending.path)
-        pending.changed = False
-        if self._overlay.get(pending.path) == pending.inode:
+        pending.published = max(pending.published, edits)
+        if not pending.changed and self._overlay.get(pending.path) == pending.inode:
             del self._overlay[pending.path]
 
     @translated

@@ -111,6 +111,35 @@ def test_mosastore_placement_keeps_consumers_on_the_node_with_their_input(cluste
         assert digest.stdout.split()[0] == stored.stdout.split()[0]
 
 
+SEEN = """
+import files;
+app (file o) host () { "hostname" @stdout=o }
+app (file o) node () { "printenv" "SWIFTCLOUD_NODE" @stdout=o }
+foreach i in [1:24] {
+  file h <sprintf("seen/host-%i.txt", i)> = host();
+  file e <sprintf("seen/node-%i.txt", i)> = node();
+  trace("seen", i, read(h), read(e));
+}
+"""
+
+
+def test_mosastore_files_written_on_one_node_are_whole_on_the_others(cluster8: Cluster, tmp_path: Path) -> None:
+    """The engine (node1) reads what apps on other nodes wrote while they wrote more in the
+    same directory. Seen broken twice: sizes cached by a host's kernel while another host
+    wrote (FUSE writeback cache), and an app's write landing during its worker's commit."""
+    script = tmp_path / "seen.swift"
+    script.write_text(SEEN)
+    names = {node["name"] for node in cluster8.record["nodes"]}
+    for attempt in range(2):  # the second run replaces every file the first one wrote
+        run = cluster8.swiftcloud("run", "--cluster", "--storage", "mosastore", str(script), cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        traced = [line.replace("trace: seen,", "").split(",") for line in run.stdout.replace("\n,", ",").splitlines()
+                  if line.startswith("trace: seen,")]
+        assert len(traced) == 24, run.stdout
+        empty = [fields[0] for fields in traced if fields[1].strip() not in names or fields[2].strip() not in names]
+        assert not empty, f"run {attempt + 1}: iterations {empty} read an empty or partial file: {run.stdout}"
+
+
 def test_nodes_are_separate_hosts(cluster8: Cluster) -> None:
     seen = cluster8.on_node("node5", "hostname")
     assert seen.stdout.strip() == "node5"
