@@ -37,6 +37,7 @@ import pyfuse3
 import trio
 
 from storage_adapters.fuse.callers import killed_by_signal, thread_group
+from storage_adapters.fuse.edits import Edits
 from storage_adapters.fuse.handlers import decode_name, translated
 
 log = logging.getLogger("fuse.pathfs")
@@ -178,7 +179,7 @@ class Names:
 
 
 @dataclass
-class PendingFile:
+class PendingFile(Edits):
     """A file being written on this mount: its bytes in a local spool file until close."""
 
     inode: int
@@ -186,21 +187,10 @@ class PendingFile:
     spool: int  # descriptor of the spool file, already unlinked
     mode: int
     size: int = 0
-    edits: int = 0  # changes so far; those up to `published` are in the store
+    edits: int = 0  # changes so far; those up to `published` are in the store (see Edits)
     published: int = 0
     opens: int = 0
     discarded: bool = False
-
-    @property
-    def changed(self) -> bool:
-        return self.edits != self.published
-
-    @changed.setter
-    def changed(self, value: bool) -> None:
-        if value:
-            self.edits += 1
-        else:
-            self.published = self.edits
 
     def write(self, offset: int, data: bytes) -> int:
         written = os.pwrite(self.spool, data, offset)

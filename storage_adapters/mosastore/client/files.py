@@ -24,6 +24,7 @@ from typing import Any
 
 import trio
 
+from storage_adapters.fuse.edits import Edits
 from storage_adapters.mosastore.benefactor import chunk_key, new_write_id
 from storage_adapters.mosastore.client.cache import ChunkCache
 from storage_adapters.mosastore.client.netem import LinkEmulator
@@ -82,7 +83,7 @@ class ChunkReader:
         return parts[0] if len(parts) == 1 else b"".join(parts)  # type: ignore[return-value]
 
 
-class PendingFile:
+class PendingFile(Edits):
     """A file being written through this mount, invisible elsewhere until `commit()`."""
 
     def __init__(self, context: Context, ino: int, parent: int, name: str, attrs: dict[str, int],
@@ -96,8 +97,7 @@ class PendingFile:
         self.xattrs = dict(xattrs)
         self.committed = committed  # the inode exists at the manager (an in-place rewrite)
         self.unlinked = self.aborted = False
-        self._edits = 1  # counts changes; those up to _published are in the manager's record
-        self._published = 0
+        self.edits, self.published = 1, 0  # a new file is a change (see Edits)
         self.opens = 0
         self.size = 0
         self._contiguous = 0  # bytes [0, _contiguous) were written in order
@@ -112,18 +112,6 @@ class PendingFile:
         self._sequence = 0
         self._lock = trio.Lock()
         self._spool = _spool(context.spool_dir, ino)
-
-    @property
-    def changed(self) -> bool:
-        """Has the file changed since it was last published?"""
-        return self._edits != self._published
-
-    @changed.setter
-    def changed(self, value: bool) -> None:
-        if value:
-            self._edits += 1
-        else:
-            self._published = self._edits
 
     # ----- local I/O -----
 
@@ -259,12 +247,12 @@ class PendingFile:
             chunks = [self._uploaded[index] for index in range(count)]
             # What this commit publishes: a write that arrives while it is on its way (an app
             # writing after its parent closed the same file) leaves the file changed.
-            edits = self._edits
+            edits = self.edits
             reply, _ = await self._context.call(
                 "commit", ino=self.ino, parent=self.parent, name=self.name, size=self.size,
                 chunk_size=self.chunk_size, chunks=chunks, xattrs=self.xattrs, **self.attrs)
             self.committed = True
-            self._published = edits
+            self.published = max(self.published, edits)
             self._committed_keys = {chunk[0] for chunk in chunks}
             await self._collect(self._superseded)
             self._superseded = []
