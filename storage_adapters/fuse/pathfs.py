@@ -346,6 +346,10 @@ class PathFS(pyfuse3.Operations):
         for child, created in sorted(self._overlay.items()):
             if posixpath.dirname(child) == path and child not in seen:
                 entries.append((posixpath.basename(child).encode(), self._pending_entry(self._pending[created]), child))
+        for _, attrs, _ in entries:
+            # The listing is served later, by then perhaps out of date (a file renamed or
+            # removed meanwhile): the kernel must not take its names for fresh lookups.
+            attrs.entry_timeout = attrs.attr_timeout = 0.0
         fh, self._next_handle = self._next_handle, self._next_handle + 1
         self._listings[fh] = [(name, attrs, index + 1) for index, (name, attrs, _) in enumerate(entries)]
         return fh

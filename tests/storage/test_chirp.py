@@ -175,6 +175,20 @@ def test_a_file_is_invisible_on_another_mount_until_closed(chirp: ServiceRecord,
     assert mounted_fstype(str(tmp_path / "mnt2")) is None
 
 
+def test_a_listing_read_after_a_rename_does_not_bring_the_old_name_back(chirp: ServiceRecord) -> None:
+    """A directory listing is taken at opendir and read later; a file renamed in between
+    must not reappear under its old name (seen: an app's `exists(temp)` after its
+    `os.replace(temp, final)` said yes, and its unlink then failed with ENOENT)."""
+    directory = mount_of(chirp) / unique_name("listing")
+    directory.mkdir()
+    temp, final = directory / "out.zip.part", directory / "out.zip"
+    temp.write_bytes(b"archive")
+    with os.scandir(directory) as listing:  # opendir: the listing is taken now
+        os.replace(temp, final)
+        assert [entry.name for entry in listing] == ["out.zip.part"]  # read now, as taken
+    assert not temp.exists() and final.read_bytes() == b"archive"
+
+
 def test_a_writer_killed_by_a_signal_publishes_nothing(chirp: ServiceRecord) -> None:
     path = mount_of(chirp) / unique_name("killed")
     writer = subprocess.Popen([sys.executable, "-c", (

@@ -9,6 +9,7 @@ same archive bytes, and BLAST databases hardly compress anyway.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -48,9 +49,10 @@ def replace_atomically(path: str, write: Callable[[str], None]) -> None:
     try:
         write(temp)
         os.replace(temp, path)
-    finally:
-        if os.path.exists(temp):
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
+        raise
 
 
 def write_zip(path: str, members: Sequence[tuple[str, bytes | str]]) -> None:
