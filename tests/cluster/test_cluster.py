@@ -14,7 +14,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import pytest
 
 from cluster import lifecycle, probe
 from cluster.regions import Region
