@@ -91,9 +91,7 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
     report(f"{len(cluster.nodes)} nodes up in {time.monotonic() - started:.1f} s "
            f"({', '.join(f'{r.name}: {placed.count(r)}' for r in used)})")
     if remote:
-        toxiproxy = proxies.start(cluster, HUB_ADDRESS)
-        cluster.processes.append(asdict(toxiproxy))
-        cluster.save()
+        cluster.record_started(proxies.start(cluster, HUB_ADDRESS))
     launcher = cluster.path(LAUNCHER)
     with open(launcher, "w") as script:
         script.write(node_exec.script(sys.executable, PROJECT_ROOT))

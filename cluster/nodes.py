@@ -32,8 +32,7 @@ def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
 
 def start_holder(cluster: ClusterState, node: Node, hosts_file: str) -> None:
     """Start the node's holder (recording its PID in `node`); returns once it is ready."""
-    scratch = cluster.path("nodes", node.name, "scratch")
-    os.makedirs(scratch, mode=0o700, exist_ok=True)
+    scratch = cluster.node_dir(node.name, "scratch")
     os.makedirs(cluster.path(SHARED_SCRATCH), mode=0o700, exist_ok=True)
     env = module_environment()
     argv = ["ip", "netns", "exec", node.namespace, "unshare", "--uts", "--",

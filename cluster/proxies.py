@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import urllib.error
 import urllib.request
 
@@ -22,7 +21,7 @@ from cluster.regions import Region
 from cluster.state import SUBNET, ClusterState
 from storage_adapters.errors import MissingDependencyError, ServiceError
 from storage_adapters.fuse.mounting import Process, started
-from storage_adapters.services.common import spawn
+from storage_adapters.services.common import spawn, wait_until
 
 API_PORT = 8474
 TOOLS_BIN = os.environ.get("SWIFTCLOUD_TOOLS_BIN", "/opt/swiftcloud/bin")
@@ -45,15 +44,15 @@ def start(cluster: ClusterState, api_host: str) -> Process:
     log = cluster.path("toxiproxy.log")
     argv = ["ip", "netns", "exec", cluster.hub, server_binary(), "-host", api_host, "-port", str(API_PORT)]
     process = spawn(argv, log)
-    deadline = time.monotonic() + 20
-    while True:
+
+    def answers() -> bool:
         try:
             _call(cluster, api_host, "GET", "/version")
-            break
         except (OSError, ServiceError):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise ServiceError(f"toxiproxy did not start; see {log}") from None
-            time.sleep(0.05)
+            return False
+        return True
+
+    wait_until(answers, process, "toxiproxy", log, timeout=20)
     return started("toxiproxy", process, log, API_PORT, "hub")
 
 

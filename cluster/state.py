@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from storage_adapters.errors import ServiceError
+from storage_adapters.fuse.mounting import Process
 from storage_adapters.services.common import is_running
 
 STATE_FILE = "cluster.json"
@@ -67,6 +68,18 @@ class ClusterState:
 
     def path(self, *parts: str) -> str:
         return os.path.join(self.directory, *parts)
+
+    def node_dir(self, node: str, *parts: str) -> str:
+        """A directory of node `node`'s own, made private to the user."""
+        path = self.path("nodes", node, *parts)
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        return path
+
+    def record_started(self, process: Process) -> Process:
+        """Add a started daemon to the record at once, so `down` finds it after a crash."""
+        self.processes.append(asdict(process))
+        self.save()
+        return process
 
     def save(self) -> None:
         path = self.path(STATE_FILE)

@@ -13,7 +13,7 @@ from typing import Any
 from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
-from cluster.stores.common import Expose, node_dir, python_module, record_started, services_dir
+from cluster.stores.common import Expose, python_module, services_dir
 from storage_adapters.chirp import service as chirp
 from storage_adapters.services.common import ServiceRecord, port_open, save_record, wait_until
 
@@ -28,7 +28,7 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     for node in cluster.nodes:
         argv, log = chirp.server_argv(state, node.name, subjects, node.address, PORT)
         server, popen = spawn_on(node, "chirp", argv, log, PORT)
-        servers.append(record_started(cluster, server))
+        servers.append(cluster.record_started(server))
         wait_until(lambda: netns.in_namespace(node.namespace, lambda: port_open(PORT, node.address)),
                    popen, f"chirp_server on {node.name}", log, timeout=30)
     head = cluster.nodes[0]
@@ -38,9 +38,9 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     named = f"{NAME}:{PORT}"
     mountpoint = cluster.path("mnt", chirp.NAME)
     os.makedirs(mountpoint, exist_ok=True)
-    clients = [record_started(cluster, mount_on(node, python_module(
+    clients = [cluster.record_started(mount_on(node, python_module(
         "storage_adapters.chirp", "mount", "--mount", mountpoint, "--server", named, "--root", "/",
-        "--spool-dir", node_dir(cluster, node.name, "chirp-spool")), mountpoint, chirp.FSTYPE, "the Chirp client",
+        "--spool-dir", cluster.node_dir(node.name, "chirp-spool")), mountpoint, chirp.FSTYPE, "the Chirp client",
         cluster.path("nodes", node.name, "chirp-client.log"))) for node in cluster.nodes]
     info: dict[str, Any] = {
         "server": named, "mountpoint": mountpoint, "nodes": ",".join(node.name for node in cluster.nodes),

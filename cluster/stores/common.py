@@ -1,15 +1,13 @@
-"""What the cluster's stores share: the services directory, the record of each started
-process, and how a service is put in reach of the remote regions."""
+"""What the cluster's stores share: the services directory, a store's own directory, and how
+a service is put in reach of the remote regions."""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import asdict
 
 from cluster.state import ClusterState
-from storage_adapters.fuse.mounting import Process
 
 # expose(name, address): put service `name` at `address` behind every remote region's proxy.
 Expose = Callable[[str, str], None]
@@ -25,20 +23,6 @@ def store_dir(cluster: ClusterState, name: str) -> str:
     directory = os.path.join(services_dir(cluster), name)
     os.makedirs(directory, mode=0o700, exist_ok=True)
     return directory
-
-
-def node_dir(cluster: ClusterState, node: str, *parts: str) -> str:
-    """A directory of one node's own (made private to the user)."""
-    path = cluster.path("nodes", node, *parts)
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    return path
-
-
-def record_started(cluster: ClusterState, process: Process) -> Process:
-    """Add a started daemon to the cluster's record at once, so `down` finds it after a crash."""
-    cluster.processes.append(asdict(process))
-    cluster.save()
-    return process
 
 
 def python_module(module: str, *args: str) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
-from cluster.stores.common import Expose, node_dir, python_module, record_started, services_dir, store_dir
+from cluster.stores.common import Expose, python_module, services_dir, store_dir
 from storage_adapters.hdfs import service as hdfs
 from storage_adapters.services.common import ServiceRecord, save_record, wait_until
 
@@ -36,7 +36,7 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     log = os.path.join(directory, "namenode.log")
     namenode, popen = spawn_on(head, "namenode", hdfs.java(conf, hdfs.NAMENODE_CLASS, log_dir=directory), log,
                                PORT, hdfs.environment())
-    record_started(cluster, namenode)
+    cluster.record_started(namenode)
 
     def ready(datanodes: int) -> bool:
         def ask() -> bool:
@@ -51,11 +51,11 @@ def start(cluster: ClusterState, expose: Expose) -> None:
         expose(f"{NAME}-{port}", f"{head.address}:{port}")
     started = [namenode]
     for node in cluster.nodes:
-        data = node_dir(cluster, node.name, "hdfs")
+        data = cluster.node_dir(node.name, "hdfs")
         node_conf = os.path.join(data, "conf")
         hdfs.write_conf(node_conf, core, hdfs.datanode_properties(common, data, node.name, node.address,
                                                                   DATANODE_PORTS))
-        started.append(record_started(cluster, spawn_on(
+        started.append(cluster.record_started(spawn_on(
             node, "datanode", hdfs.java(node_conf, hdfs.DATANODE_CLASS, log_dir=data),
             os.path.join(data, "datanode.log"), DATANODE_PORTS[0], hdfs.environment())[0]))
     wait_until(lambda: ready(len(cluster.nodes)), popen, "HDFS (all DataNodes live, safe mode off)", log, timeout=180)
@@ -63,9 +63,9 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     os.makedirs(mountpoint, exist_ok=True)
     named = f"{NAME}:{PORT}"
     for node in cluster.nodes:
-        started.append(record_started(cluster, mount_on(node, python_module(
+        started.append(cluster.record_started(mount_on(node, python_module(
             "storage_adapters.hdfs", "mount", "--mount", mountpoint, "--namenode", named, "--root", "/",
-            "--spool-dir", node_dir(cluster, node.name, "hdfs-spool")), mountpoint, hdfs.FSTYPE, "the HDFS client",
+            "--spool-dir", cluster.node_dir(node.name, "hdfs-spool")), mountpoint, hdfs.FSTYPE, "the HDFS client",
             cluster.path("nodes", node.name, "hdfs-client.log"))))
     info: dict[str, Any] = {
         "namenode": named, "http": f"{NAME}:{HTTP_PORT}", "mountpoint": mountpoint,

@@ -16,7 +16,7 @@ from typing import Any
 from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
-from cluster.stores.common import Expose, node_dir, python_module, record_started, services_dir, store_dir
+from cluster.stores.common import Expose, python_module, services_dir, store_dir
 from storage_adapters.mosastore import deploy
 from storage_adapters.mosastore.auth import check_secret, new_secret, read_secret_file, write_secret_file
 from storage_adapters.services.common import ServiceRecord, port_open, save_record, wait_until
@@ -44,7 +44,7 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     manager, popen = spawn_on(head, "manager", _command(
         "manager", "--listen", manager_address, "--db", os.path.join(directory, "manager", "meta.db"),
         "--secret-file", secret_file), log, MANAGER_PORT)
-    record_started(cluster, manager)
+    cluster.record_started(manager)
     wait_until(lambda: netns.in_namespace(head.namespace, lambda: port_open(MANAGER_PORT, head.address)),
                popen, "the MosaStore manager", log, timeout=30)
     cluster.endpoints[MANAGER_NAME] = manager_address
@@ -52,8 +52,8 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     named_manager = f"{MANAGER_NAME}:{MANAGER_PORT}"
     started = []
     for node in cluster.nodes:
-        started.append(record_started(cluster, spawn_on(node, "benefactor", _command(
-            "benefactor", "--node", node.name, "--dir", node_dir(cluster, node.name, "mosastore-chunks"),
+        started.append(cluster.record_started(spawn_on(node, "benefactor", _command(
+            "benefactor", "--node", node.name, "--dir", cluster.node_dir(node.name, "mosastore-chunks"),
             "--listen", f"{node.address}:{BENEFACTOR_PORT}", "--manager", named_manager,
             "--secret-file", secret_file), cluster.path("nodes", node.name, "benefactor.log"), BENEFACTOR_PORT)[0]))
     nodes = [node.name for node in cluster.nodes]
@@ -62,9 +62,9 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     mountpoint = cluster.path("mnt", NAME)
     os.makedirs(mountpoint, exist_ok=True)
     for node in cluster.nodes:
-        started.append(record_started(cluster, mount_on(node, _command(
+        started.append(cluster.record_started(mount_on(node, _command(
             "mount", "--mount", mountpoint, "--manager", named_manager, "--secret-file", secret_file,
-            "--node", node.name, "--spool-dir", node_dir(cluster, node.name, "mosastore-spool")),
+            "--node", node.name, "--spool-dir", cluster.node_dir(node.name, "mosastore-spool")),
             mountpoint, deploy.FSTYPE, "the MosaStore client", cluster.path("nodes", node.name, "mosastore-client.log"))))
     info: dict[str, Any] = {
         "manager": named_manager, "mountpoint": mountpoint, "nodes": ",".join(nodes), "log": directory,

@@ -10,7 +10,7 @@ from typing import Any
 from cluster import netns
 from cluster.nodes import spawn_on
 from cluster.state import ClusterState
-from cluster.stores.common import Expose, record_started, services_dir, store_dir
+from cluster.stores.common import Expose, services_dir, store_dir
 from storage_adapters.services import minio
 from storage_adapters.services.common import ServiceRecord, save_record, wait_until
 
@@ -25,7 +25,7 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     log = os.path.join(directory, "server.log")
     argv = minio.server_argv(minio.find_binary(), os.path.join(directory, "data"), head.address, PORT, CONSOLE_PORT)
     server, popen = spawn_on(head, "s3", argv, log, PORT, minio.server_environment(credentials))
-    record_started(cluster, server)
+    cluster.record_started(server)
     wait_until(lambda: netns.in_namespace(head.namespace, lambda: minio.healthy(PORT, head.address)),
                popen, "MinIO", log, timeout=60, secrets=tuple(credentials.values()))
     address = f"{head.address}:{PORT}"

@@ -558,4 +558,3 @@ def _decrement(counter: Counter[str], key: str) -> None:
     counter[key] -= 1
     if not counter[key]:
         del counter[key]
-

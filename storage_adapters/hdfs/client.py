@@ -12,8 +12,8 @@ final name with `overwrite`, so readers see the old file or the whole new one.
 from __future__ import annotations
 
 import contextlib
-import io
 import errno
+import io
 import logging
 import posixpath
 import stat
