@@ -2,8 +2,11 @@
 
 Every run gets `runs/NNN/` (or the directory given with `--run-dir`) holding
 `events.jsonl`: one record per line — the run's start and end, and for every
-task its submission (with its input files), start and end with task id, kind,
-label, command line, worker, node, times (epoch seconds) and exit status. Reports, resume and the
+task its submission (with its input files), its dispatch to a worker (written
+when the batch is sent, so after a crash the log says what was running where),
+and its start and end with task id, kind, label, command line, worker, node,
+times (epoch seconds) and exit status; the start record carries the worker's
+own clock reading and is written with the end. Reports, resume and the
 benchmarks read this file.
 """
 
@@ -12,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any, Optional, TextIO
+from typing import Any, Optional, Sequence, TextIO
 
 from engine.errors import UsageError
 from engine.scheduler.task import Completion, Task
@@ -86,6 +89,14 @@ class RunLog:
         if task.inputs:
             record["inputs"] = list(task.inputs)
         self._write(record)
+
+    def tasks_dispatched(self, tasks: Sequence[Task], worker: int, node: str) -> None:
+        """A batch went to `worker` on `node`: its tasks are running or queued there."""
+        now = time.time()
+        for task in tasks:
+            self._write({"event": "dispatch", "task": task.id, "worker": worker, "node": node,
+                         "time": now})
+        self.flush()  # the engine may now block until a task ends: a crash meanwhile keeps these
 
     def task_reused(self, task: Task) -> None:
         """A task an earlier run finished (`--resume`): not run again."""

@@ -119,7 +119,8 @@ class Engine(Interpreter):
         if self.scheduler is None:
             self.flush_output()
             self.scheduler = (self.scheduler_factory() if self.scheduler_factory
-                              else _default_scheduler(self.workers, self.files.locations, self.nodes))
+                              else _default_scheduler(self.workers, self.files.locations, self.nodes,
+                                                      self.run_log))
         self.scheduler.submit(task)
         self.tasks_submitted += 1
         if self.run_log is not None:
@@ -255,7 +256,8 @@ def _env_int(name: str, default: int) -> int:
 
 
 def _default_scheduler(workers: int, locate: Callable[[str], list[str]],
-                       nodes: Optional[Sequence[str]]) -> Any:
+                       nodes: Optional[Sequence[str]], run_log: Optional[RunLog]) -> Any:
     from engine.scheduler.dispatch import Scheduler
-    return Scheduler(workers, locate=locate, nodes=nodes)
+    return Scheduler(workers, locate=locate, nodes=nodes,
+                     on_dispatch=run_log.tasks_dispatched if run_log is not None else None)
 

@@ -13,11 +13,12 @@ from typing import Any
 from engine.errors import SwiftRuntimeError
 from engine.runtime.apps import install_terminate_handler, run_app, terminate_running_apps
 from engine.runtime.builtins import BUILTINS
+from engine.runtime.builtins.atomic import forget_listings
 from engine.runtime.builtins.context import SimpleContext
 from engine.runtime.pyleaf import run_python
 from engine.runtime.staging import StagingPlan, run_staged
 from engine.scheduler.task import LeafError
-from engine.scheduler.worker import on_terminate
+from engine.scheduler.worker import before_retry, on_terminate
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ def _ensure_app_cleanup() -> None:
     global _app_cleanup_registered
     if not _app_cleanup_registered:
         on_terminate(terminate_running_apps)
+        before_retry(forget_listings)
         install_terminate_handler()
         _app_cleanup_registered = True
 

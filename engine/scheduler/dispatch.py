@@ -73,6 +73,7 @@ class Scheduler:
         nodes: Sequence[str] | None = None,
         locate: Callable[[str], Sequence[str]] | None = None,
         rng: random.Random | None = None,
+        on_dispatch: Callable[[Sequence[Task], int, str], None] | None = None,
     ) -> None:
         chosen = transport or _default_transport
         self._transport: Transport = _transport_class(chosen)(workers, runner, nodes)
@@ -87,6 +88,7 @@ class Scheduler:
         self._reported = 0
         self._abort: str | None = None
         self._next_pump = 0.0  # monotonic time of the next dispatch from `submit`
+        self._on_dispatch = on_dispatch  # told of every batch sent: (tasks, worker, node)
 
     @property
     def workers(self) -> int:
@@ -175,6 +177,8 @@ class Scheduler:
             kind = type(instruction)
             if kind is SendBatch:
                 self._transport.send(instruction.worker, run_message(instruction.tasks))
+                if self._on_dispatch is not None:
+                    self._on_dispatch(instruction.tasks, instruction.worker, instruction.node)
             elif kind is Report:
                 self._completions.append(instruction.completion)
             elif kind is ScheduleRetry:

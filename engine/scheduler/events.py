@@ -84,10 +84,11 @@ Event = Union[TaskSubmitted, WorkerJoined, TaskFinished, TaskErred, WorkerLost, 
 
 @dataclass(frozen=True, slots=True)
 class SendBatch:
-    """Send these tasks, in this order, to `worker` in one message."""
+    """Send these tasks, in this order, to `worker` (on `node`) in one message."""
 
     worker: int
     tasks: tuple[Task, ...]
+    node: str = ""
 
 
 @dataclass(frozen=True, slots=True)

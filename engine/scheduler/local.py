@@ -32,12 +32,9 @@ from typing import Any, Sequence
 
 import psutil
 
-from engine.scheduler.lifetime import die_with_parent, processes_with_env
+from engine.scheduler.lifetime import die_with_parent, guard_apps, kill_carriers
 from engine.scheduler.protocol import STOP, STOP_MESSAGE, Incoming, WorkerGone
 from engine.scheduler.worker import node_name, serve
-
-
-WORKER_TOKEN_ENV = "SWIFTCLOUD_WORKER_TOKEN"
 
 
 def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, runner: str,
@@ -50,7 +47,7 @@ def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, 
     os.setpgrp()
     die_with_parent(signal.SIGTERM)  # the engine's death, even by kill -9, ends us and our apps
     os.environ["SWIFTCLOUD_NODE"] = node
-    os.environ[WORKER_TOKEN_ENV] = token  # every app inherits it: found again if we are lost
+    guard_apps(token)  # every app inherits the token: found again if we are lost, even by kill -9
     serve(conn.recv, conn.send, worker_id, runner)
 
 
@@ -142,8 +139,7 @@ class LocalTransport:
         _signal_group(proc.pid, signal.SIGKILL)
         # Apps run in sessions of their own and are orphaned now: find them by the
         # token the worker gave them, so a lost attempt does not run on beside its retry.
-        for app in processes_with_env(WORKER_TOKEN_ENV, self._tokens[worker]):
-            _signal_group(app.pid, signal.SIGKILL)
+        kill_carriers(self._tokens[worker])
         proc.join()
         self._conns[worker].close()
         if lingering and not why:

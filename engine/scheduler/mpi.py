@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 from engine.errors import SwiftRuntimeError, UsageError
 from engine.scheduler import worker as worker_loop
+from engine.scheduler.lifetime import guard_apps
 from engine.scheduler.mpi_world import (
     BYE, CANCEL_SIGNAL, EXIT, READY, START, STOPPED, EngineGone, World, current,
 )
@@ -104,6 +105,7 @@ def serve_rank(world: World) -> bool:
     home_node = os.environ.get("SWIFTCLOUD_NODE") or (
         socket.gethostname() if os.environ.get("SWIFTCLOUD_NODE_FROM_HOST") else None)
     signal.signal(CANCEL_SIGNAL, lambda signum, frame: worker_loop.cancel())
+    guard_apps()  # if the launcher kills this rank outright, its apps go too
     # Ctrl-C reaches every rank; rank 0 decides what stops (a handler, not SIG_IGN,
     # which apps would inherit).
     signal.signal(signal.SIGINT, lambda signum, frame: None)

@@ -44,9 +44,10 @@ class WorkerGone:
 Incoming = Union[tuple, WorkerGone]
 
 
-def run_message(tasks: Iterable[Task]) -> tuple[str, list[tuple[int, Any]]]:
-    """The message carrying a batch: ids and payloads only (the worker needs nothing else)."""
-    return (RUN, [(task.id, task.payload) for task in tasks])
+def run_message(tasks: Iterable[Task]) -> tuple[str, list[tuple[int, Any, int]]]:
+    """The message carrying a batch: ids, payloads and attempt numbers (the worker needs
+    nothing else)."""
+    return (RUN, [(task.id, task.payload, task.attempt) for task in tasks])
 
 
 def done_message(worker_id: int, results: list[Result]) -> tuple[str, int, list[Result]]:

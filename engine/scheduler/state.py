@@ -334,7 +334,7 @@ class SchedulerState:
         for record in taken:
             self._move(record, S.ASSIGNED, worker=worker, batch=batch)
         self._refresh(worker)
-        out.append(SendBatch(worker.id, tuple(record.task for record in taken)))
+        out.append(SendBatch(worker.id, tuple(record.task for record in taken), worker.node))
 
     def _worth_moving(self, waiting: list[_TaskRecord]) -> _TaskRecord | None:
         """The first task of `waiting` (deferred for busy workers) that an idle worker
@@ -413,6 +413,7 @@ class SchedulerState:
         record.batch = batch
         record.estimate = self._estimate(record)
         record.attempts += 1
+        record.task.attempt = record.attempts
         worker.in_flight.add(record.task.id)
         worker.batches[batch] = worker.batches.get(batch, 0) + 1
         if record.estimate is None:

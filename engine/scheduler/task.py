@@ -23,6 +23,7 @@ class Task:
     - `inputs`: paths of the task's input files, for data-aware placement.
     - `label`: short human name (function name) for logs and errors.
     - `retries`: how many times a failure may be retried before it is final.
+    - `attempt`: which try this is (set by the scheduler at each dispatch; 1 first).
     """
 
     id: int
@@ -32,6 +33,7 @@ class Task:
     inputs: tuple[str, ...] = ()
     label: str = ""
     retries: int = 0
+    attempt: int = 1
 
 
 @dataclass(slots=True)

@@ -39,6 +39,7 @@ DEFAULT_RUNNER = "engine.runtime.leaf:run_leaf"
 COALESCE_S = Batching().target_s
 
 _cleanups: dict[int, Callable[[], None]] = {}
+_before_retry: dict[int, Callable[[], None]] = {}
 _tokens = itertools.count()
 _terminating = False
 _cancelled = False
@@ -57,12 +58,25 @@ def on_terminate(callback: Callable[[], None]) -> Callable[[], None]:
     return lambda: _cleanups.pop(token, None)
 
 
-def _run_cleanups() -> None:
-    for cleanup in list(_cleanups.values()):
+def before_retry(callback: Callable[[], None]) -> Callable[[], None]:
+    """Run `callback` before this worker runs a task's second or later attempt (an earlier
+    attempt may have been lost with its worker, leaving things a fresh look must find);
+    returns a function that unregisters it."""
+    token = next(_tokens)
+    _before_retry[token] = callback
+    return lambda: _before_retry.pop(token, None)
+
+
+def _run_hooks(hooks: dict[int, Callable[[], None]]) -> None:
+    for hook in list(hooks.values()):
         try:
-            cleanup()
+            hook()
         except Exception:
-            pass  # we are stopping anyway; one failed cleanup must not skip the others
+            pass  # a hook is housekeeping: one that fails must not skip the others or the task
+
+
+def _run_cleanups() -> None:
+    _run_hooks(_cleanups)  # we are stopping anyway
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -124,11 +138,13 @@ def serve(
             return
 
 
-def _run_batch(batch: list[tuple[int, Any]], run: _Runner, send: Callable[[Any], None],
+def _run_batch(batch: list[tuple[int, Any, int]], run: _Runner, send: Callable[[Any], None],
                worker_id: int) -> None:
     pending: list[Result] = []
     last = len(batch) - 1
-    for index, (task_id, payload) in enumerate(batch):
+    for index, (task_id, payload, attempt) in enumerate(batch):
+        if attempt > 1:
+            _run_hooks(_before_retry)
         result = _run_one(task_id, payload, run)
         pending.append(result)
         start, end = result[4], result[5]

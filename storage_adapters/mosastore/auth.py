@@ -7,6 +7,10 @@ HMAC(secret, "server" | challenge | nonce), so a client never talks to an
 impostor either. Only nonces and MACs cross the wire: the secret is never
 sent, and it is never logged (it lives in a mode-600 file or an environment
 variable). A connection that fails the exchange is closed at once.
+
+Both sides then derive a session key, HMAC(secret, "session" | challenge |
+nonce), fresh for every connection, under which `protocol.Channel` checks
+every later message.
 """
 
 from __future__ import annotations
@@ -73,8 +77,14 @@ def _hex_field(header: dict[str, object], key: str) -> bytes:
         raise AuthenticationError(f"malformed handshake field {key!r}") from error
 
 
-def server_handshake(sock: socket.socket, secret: bytes, role: str) -> None:
-    """Authenticate a freshly accepted client; raise AuthenticationError if it fails."""
+def session_key(secret: bytes, challenge: bytes, nonce: bytes) -> bytes:
+    """The key of one connection's message checks."""
+    return hmac.new(secret, b"session|" + challenge + b"|" + nonce, hashlib.sha256).digest()
+
+
+def server_handshake(sock: socket.socket, secret: bytes, role: str) -> bytes:
+    """Authenticate a freshly accepted client and return the session key; raise
+    AuthenticationError if it fails."""
     challenge = os.urandom(NONCE_BYTES)
     sock.settimeout(HANDSHAKE_TIMEOUT)
     send_message(sock, {"challenge": challenge.hex(), "server": role})
@@ -91,10 +101,13 @@ def server_handshake(sock: socket.socket, secret: bytes, role: str) -> None:
         raise AuthenticationError("client failed the challenge")
     send_message(sock, {"ok": True, "proof": _mac(secret, b"server", challenge, nonce)})
     sock.settimeout(None)
+    return session_key(secret, challenge, nonce)
 
 
-def client_handshake(sock: socket.socket, secret: bytes, timeout: float = HANDSHAKE_TIMEOUT) -> str:
-    """Prove the secret to the server and check its proof; returns the server's role."""
+def client_handshake(sock: socket.socket, secret: bytes,
+                     timeout: float = HANDSHAKE_TIMEOUT) -> tuple[str, bytes]:
+    """Prove the secret to the server and check its proof; returns the server's role and the
+    session key."""
     sock.settimeout(timeout)
     try:
         hello = recv_header(sock, HANDSHAKE_HEADER_LIMIT)
@@ -112,4 +125,4 @@ def client_handshake(sock: socket.socket, secret: bytes, timeout: float = HANDSH
     if not isinstance(proof, str) or not hmac.compare_digest(proof, _mac(secret, b"server", challenge, nonce)):
         raise AuthenticationError("the server could not prove it knows the shared secret")
     sock.settimeout(None)
-    return str(hello.get("server", ""))
+    return str(hello.get("server", "")), session_key(secret, challenge, nonce)

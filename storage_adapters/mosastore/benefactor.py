@@ -1,9 +1,11 @@
 """A MosaStore benefactor: stores chunks in a node-local directory and serves them.
 
-One per node. Chunks are plain files named by their key under `--dir`
-(a tmpfs such as /dev/shm keeps them in RAM); a chunk is written to a
-temporary name and renamed, so a reader never sees a partial chunk. Reads
-stream with `sendfile`. Keys are checked against a strict pattern, so a
+One per node. Chunks are files named by their key under `--dir` (a tmpfs
+such as /dev/shm keeps them in RAM), mode 600 in mode-700 directories; a
+chunk is written to a temporary name and renamed, so a reader never sees a
+partial chunk. Each file holds the chunk's bytes and then their BLAKE3 digest (the
+digest the writer's message carried, checked on arrival), so reads stream
+with `sendfile` under that stored digest and the client checks the bytes. Keys are checked against a strict pattern, so a
 request can never name a file outside the chunk directory. A thread
 heart-beats to the manager every second with the node name, the address
 clients should use, and the free space.
@@ -27,13 +29,14 @@ import uuid
 
 from storage_adapters.mosastore.auth import check_secret, read_secret_file
 from storage_adapters.mosastore.metadata import check_name
-from storage_adapters.mosastore.protocol import Header, ok, send_message
+from storage_adapters.mosastore.protocol import Channel, Header, ok, payload_digest
 from storage_adapters.mosastore.rpc import Pool
 from storage_adapters.mosastore.server import Reply, Server
 
 log = logging.getLogger("mosastore.benefactor")
 KEY_PATTERN = re.compile(r"^[0-9a-f]{1,16}-[0-9a-f]{16}-[0-9]{1,9}$")
 HEARTBEAT_INTERVAL = 1.0
+DIGEST_BYTES = 32  # the chunk's digest, after its bytes in its file
 
 
 def chunk_key(ino: int, write_id: str, index: int) -> str:
@@ -58,13 +61,15 @@ class ChunkStore:
             raise OSError(errno.EINVAL, f"invalid chunk key {key!r}")
         return os.path.join(self.directory, key.split("-")[1][:2], key)
 
-    def put(self, key: str, data: bytearray) -> None:
+    def put(self, key: str, data: bytearray, digest: str) -> None:
+        """Store a chunk with its (already checked) hex digest."""
         final = self.path(key)
         os.makedirs(os.path.dirname(final), exist_ok=True)
         temporary = f"{final}.tmp-{uuid.uuid4().hex[:8]}"
         try:
             with open(temporary, "wb") as handle:
                 handle.write(data)
+                handle.write(bytes.fromhex(digest))
             os.replace(temporary, final)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
@@ -98,33 +103,36 @@ class Benefactor:
         self.node = node
         self.store = store
 
-    def op_ping(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_ping(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         return ok(role="benefactor", node=self.node), b""
 
-    def op_put(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
-        self.store.put(request["key"], payload)
+    def op_put(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
+        # The channel has checked the payload against the digest its header carried.
+        self.store.put(request["key"], payload, request["d"] if payload else payload_digest(b""))
         return ok(), b""
 
-    def op_get(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
-        """Stream `length` bytes of a chunk from `offset` (the whole chunk by default)."""
+    def op_get(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
+        """Stream a whole chunk under its stored digest."""
         path = self.store.path(request["key"])
         with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            offset = max(0, int(request.get("offset", 0)))
-            length = int(request.get("length", -1))
-            count = max(0, size - offset) if length < 0 else max(0, min(length, size - offset))
-            send_message(sock, ok(n=count))
-            if count:
-                sock.sendfile(handle, offset, count)
+            count = os.fstat(handle.fileno()).st_size - DIGEST_BYTES
+            if count < 0:
+                raise OSError(errno.EIO, f"chunk {request['key']} is damaged")
+            digest = os.pread(handle.fileno(), DIGEST_BYTES, count).hex()
+            if not count:
+                channel.send(ok())
+                return None
+            channel.send_header(ok(n=count, d=digest))
+            channel.sock.sendfile(handle, 0, count)
         return None
 
-    def op_delete(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_delete(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         keys = request["keys"]
         if not isinstance(keys, list):
             raise TypeError("keys must be a list")
         return ok(removed=self.store.delete(keys)), b""
 
-    def op_space(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_space(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         capacity, free = self.store.space()
         return ok(capacity=capacity, free=free), b""
 

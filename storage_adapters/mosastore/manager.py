@@ -34,7 +34,7 @@ from storage_adapters.mosastore.placement import (
     make_plan,
     parse_hint,
 )
-from storage_adapters.mosastore.protocol import Header, ok
+from storage_adapters.mosastore.protocol import Channel, Header, ok
 from storage_adapters.mosastore.rpc import PoolSet
 from storage_adapters.mosastore.server import Reply, Server
 
@@ -74,7 +74,7 @@ class Manager:
         with self._lock:
             return {node: free for node, (seen, free, _) in self._seen.items() if now - seen < self.dead_after}
 
-    def op_heartbeat(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_heartbeat(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         node, address = check_name(request["node"]), str(request["address"])
         with self._lock:
             known = self._addresses.get(node)
@@ -85,7 +85,7 @@ class Manager:
             log.info("benefactor %s registered at %s", node, address)
         return ok(), b""
 
-    def op_benefactors(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_benefactors(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         live = self.live()
         with self._lock:
             nodes = {node: {"address": address, "alive": node in live, "free": live.get(node, 0)}
@@ -94,44 +94,44 @@ class Manager:
 
     # ----- namespace -----
 
-    def op_ping(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_ping(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         return ok(role="manager", chunk_size=self.chunk_size), b""
 
-    def op_getattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_getattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         return ok(attrs=self.metadata.getattr(_int(request, "ino"))), b""
 
-    def op_lookup(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_lookup(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         return ok(attrs=self.metadata.lookup(_int(request, "parent"), request["name"])), b""
 
-    def op_readdir(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_readdir(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         entries = self.metadata.readdir(_int(request, "ino"), _int(request, "after"), READDIR_BATCH)
         return ok(entries=entries), b""
 
-    def op_open(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_open(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         return ok(file=self.metadata.open(_int(request, "ino"))), b""
 
-    def op_mkdir(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_mkdir(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         attrs = self.metadata.mkdir(_int(request, "parent"), request["name"], _int(request, "mode"),
                                     _int(request, "uid"), _int(request, "gid"))
         return ok(attrs=attrs), b""
 
-    def op_unlink(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_unlink(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         return ok(ino=self.metadata.unlink(_int(request, "parent"), request["name"])), b""
 
-    def op_rmdir(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_rmdir(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         self.metadata.rmdir(_int(request, "parent"), request["name"])
         return ok(), b""
 
-    def op_rename(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_rename(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         replaced = self.metadata.rename(_int(request, "old_parent"), request["old_name"], _int(request, "new_parent"),
                                         request["new_name"], _int(request, "flags"))
         return ok(replaced=replaced), b""
 
-    def op_setattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_setattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         changes = {key: _int(request, key) for key in ("mode", "uid", "gid", "mtime_ns") if key in request}
         return ok(attrs=self.metadata.setattr(_int(request, "ino"), changes)), b""
 
-    def op_statfs(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_statfs(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         live = self.live()
         with self._lock:
             capacity = sum(self._seen[node][2] for node in live)
@@ -139,26 +139,26 @@ class Manager:
 
     # ----- writing files -----
 
-    def op_reserve(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_reserve(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         """A new inode number and the placement plan inherited from the parent directory."""
         parent = _int(request, "parent")
         self.metadata.getattr(parent)
         plan = self._plan(self._inherited_hint(parent), str(request["writer"]))
         return ok(ino=self.metadata.reserve(), chunk_size=self.chunk_size, plan=plan), b""
 
-    def op_plan(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_plan(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         """The plan for an explicit hint, or for the hint of inode `start` or its nearest ancestor."""
         hint = parse_hint(request["hint"]) if request.get("hint") else self._inherited_hint(_int(request, "start"))
         return ok(plan=self._plan(hint, str(request["writer"]))), b""
 
-    def op_commit(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_commit(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         keys = ("size", "chunk_size", "chunks", "mode", "uid", "gid", "mtime_ns", "xattrs")
         fields = {key: request[key] for key in keys}
         _check_chunks(fields["chunks"])
         attrs = self.metadata.commit(_int(request, "ino"), _int(request, "parent"), str(request["name"]), fields)
         return ok(attrs=attrs), b""
 
-    def op_discard(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_discard(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         """Chunks of a write that was abandoned: collect them."""
         _check_chunks(request["chunks"])
         self.metadata.add_garbage(request["chunks"])
@@ -189,7 +189,7 @@ class Manager:
 
     # ----- extended attributes -----
 
-    def op_getxattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_getxattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         ino, name = _int(request, "ino"), str(request["name"])
         if name == LOCATION_XATTR:
             try:
@@ -202,7 +202,7 @@ class Manager:
             raise OSError(errno.ENODATA, "no such attribute")
         return ok(), bytes.fromhex(value)
 
-    def op_setxattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_setxattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         ino, name = _int(request, "ino"), str(request["name"])
         if name == LOCATION_XATTR:
             raise OSError(errno.EPERM, f"{LOCATION_XATTR} is read-only")
@@ -216,12 +216,12 @@ class Manager:
         self.metadata.set_xattrs(ino, xattrs)
         return ok(), b""
 
-    def op_listxattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_listxattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         ino = _int(request, "ino")
         names = sorted(self.metadata.xattrs(ino))
         return ok(names=names), b""
 
-    def op_removexattr(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def op_removexattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         ino, name = _int(request, "ino"), str(request["name"])
         xattrs = self.metadata.xattrs(ino)
         if xattrs.pop(name, None) is None:

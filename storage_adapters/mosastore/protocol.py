@@ -6,20 +6,36 @@ payload bytes. Requests carry `"op"`; replies carry `"ok"` and, on failure,
 JSON, so a 1 MiB chunk costs one `recv_into` into a preallocated buffer (and
 a `sendfile` on the benefactor side). Headers are bounded, so a peer that has
 not authenticated cannot make a server allocate much.
+
+The handshake (`auth`) uses bare messages; after it, a `Channel` carries every
+message with integrity: the header is followed by HMAC-SHA256(session key,
+direction | sequence number | header), and a header announcing a payload
+carries its BLAKE3 digest (`"d"`; 10 GB/s on one core here, five times
+SHA-256). A message that was altered, cut, replayed, reordered or reflected
+back fails the check and ends the connection. The payload is bound through
+its digest rather than by the MAC itself, so a benefactor can send a chunk
+with `sendfile` under a digest it stored with the chunk, and the bytes never
+pass through its memory.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
+import hmac
 import json
 import socket
 import struct
 from typing import Any
 
+from blake3 import blake3
+
 PREFIX = struct.Struct("!I")
 MAX_HEADER = 4 * 1024 * 1024
 # The largest payload a peer may announce (chunks are at most 64 MiB).
 MAX_PAYLOAD = 64 * 1024 * 1024
+TAG_BYTES = 32
+SEQUENCE = struct.Struct("!Q")
 
 Header = dict[str, Any]
 
@@ -33,7 +49,7 @@ class RemoteError(OSError):
 
 
 def send_message(sock: socket.socket, header: Header, payload: bytes | bytearray | memoryview = b"") -> None:
-    """Send one message; `header["n"]` is set to the payload length."""
+    """Send one bare message (the handshake's); `header["n"]` is set to the payload length."""
     if payload:
         header = {**header, "n": len(payload)}
     encoded = json.dumps(header, separators=(",", ":")).encode()
@@ -55,8 +71,9 @@ def recv_exact(sock: socket.socket, size: int) -> bytearray:
     return buffer
 
 
-def recv_header(sock: socket.socket, limit: int = MAX_HEADER) -> Header | None:
-    """The next header, or None when the peer closed the connection cleanly between messages."""
+def _recv_frame(sock: socket.socket, limit: int) -> bytes | None:
+    """The next header's encoded bytes, or None when the peer closed the connection cleanly
+    between messages."""
     first = sock.recv(PREFIX.size, socket.MSG_WAITALL)
     if not first:
         return None
@@ -65,13 +82,23 @@ def recv_header(sock: socket.socket, limit: int = MAX_HEADER) -> Header | None:
     (length,) = PREFIX.unpack(first)
     if length > limit:
         raise ProtocolError(f"header of {length} bytes exceeds the limit of {limit}")
+    return bytes(recv_exact(sock, length))
+
+
+def _parse(encoded: bytes) -> Header:
     try:
-        header = json.loads(bytes(recv_exact(sock, length)))
+        header = json.loads(encoded)
     except ValueError as error:
         raise ProtocolError("header is not valid JSON") from error
     if not isinstance(header, dict):
         raise ProtocolError("header is not a JSON object")
     return header
+
+
+def recv_header(sock: socket.socket, limit: int = MAX_HEADER) -> Header | None:
+    """The next bare header (handshake only), or None at a clean end of stream."""
+    encoded = _recv_frame(sock, limit)
+    return None if encoded is None else _parse(encoded)
 
 
 def payload_size(header: Header) -> int:
@@ -82,13 +109,65 @@ def payload_size(header: Header) -> int:
     return size
 
 
-def recv_message(sock: socket.socket, limit: int = MAX_HEADER) -> tuple[Header, bytearray] | None:
-    """The next header and its payload, or None at a clean end of stream."""
-    header = recv_header(sock, limit)
-    if header is None:
-        return None
-    size = payload_size(header)
-    return header, (recv_exact(sock, size) if size else bytearray())
+def payload_digest(payload: bytes | bytearray | memoryview) -> str:
+    """The digest a header carries for its payload (BLAKE3, 32 bytes, in hex)."""
+    return blake3(payload, max_threads=1).hexdigest()
+
+
+class Channel:
+    """An authenticated connection's messages, each checked for integrity (module docstring).
+
+    Not thread-safe: one thread sends and receives on a channel at a time. `client` tells the
+    two directions apart, so that a message cannot be reflected back to its sender.
+    """
+
+    def __init__(self, sock: socket.socket, key: bytes, client: bool) -> None:
+        self.sock = sock
+        self._key = key
+        self._out, self._in = (b"c", b"s") if client else (b"s", b"c")
+        self._sent = 0
+        self._received = 0
+
+    def send(self, header: Header, payload: bytes | bytearray | memoryview = b"") -> None:
+        """Send one message; its payload length and digest are added to the header."""
+        if payload:
+            header = {**header, "n": len(payload), "d": payload_digest(payload)}
+        self.send_header(header)
+        if payload:
+            self.sock.sendall(payload)
+
+    def send_header(self, header: Header) -> None:
+        """Send a header alone; if it announces `n` bytes with their digest `d`, the caller
+        then writes exactly those bytes to `sock` (with `sendfile`, say)."""
+        encoded = json.dumps(header, separators=(",", ":")).encode()
+        tag = self._tag(self._out, self._sent, encoded)
+        self._sent += 1
+        self.sock.sendall(PREFIX.pack(len(encoded)) + encoded + tag)
+
+    def recv(self, limit: int = MAX_HEADER) -> tuple[Header, bytearray] | None:
+        """The next message, checked; None at a clean end of stream. Raises ProtocolError on a
+        message that fails its check."""
+        encoded = _recv_frame(self.sock, limit)
+        if encoded is None:
+            return None
+        tag = bytes(recv_exact(self.sock, TAG_BYTES))
+        if not hmac.compare_digest(tag, self._tag(self._in, self._received, encoded)):
+            raise ProtocolError("a message failed its integrity check")
+        self._received += 1
+        header = _parse(encoded)
+        size = payload_size(header)
+        if not size:
+            return header, bytearray()
+        payload = recv_exact(self.sock, size)
+        if not hmac.compare_digest(str(header.get("d", "")), payload_digest(payload)):
+            raise ProtocolError("a payload does not match its digest")
+        return header, payload
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _tag(self, direction: bytes, sequence: int, encoded: bytes) -> bytes:
+        return hmac.new(self._key, direction + SEQUENCE.pack(sequence) + encoded, hashlib.sha256).digest()
 
 
 def ok(**fields: Any) -> Header:

@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from storage_adapters.mosastore.auth import AuthenticationError, client_handshake
-from storage_adapters.mosastore.protocol import Header, ProtocolError, raise_for, recv_message, send_message
+from storage_adapters.mosastore.protocol import Channel, Header, ProtocolError, raise_for
 
 CALL_TIMEOUT = 120.0
 CONNECT_TIMEOUT = 5.0
@@ -43,24 +43,25 @@ class Connection:
 
     def __init__(self, address: str, secret: bytes, timeout: float = CALL_TIMEOUT) -> None:
         host, port = parse_address(address)
-        self.sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+        sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
         try:
-            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self.role = client_handshake(self.sock, secret)
-            self.sock.settimeout(timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.role, key = client_handshake(sock, secret)
+            sock.settimeout(timeout)
         except BaseException:
-            self.sock.close()
+            sock.close()
             raise
+        self.channel = Channel(sock, key, client=True)
 
     def call(self, header: Header, payload: bytes | bytearray | memoryview = b"") -> tuple[Header, bytearray]:
-        send_message(self.sock, header, payload)
-        message = recv_message(self.sock)
+        self.channel.send(header, payload)
+        message = self.channel.recv()
         if message is None:
             raise ProtocolError("the server closed the connection")
         return message
 
     def close(self) -> None:
-        self.sock.close()
+        self.channel.close()
 
 
 class Pool:

@@ -1,8 +1,9 @@
 """A small threaded TCP server shared by the manager and the benefactors.
 
 One thread per connection: it authenticates the peer (`auth.server_handshake`),
-then loops receive → dispatch → reply. A request `{"op": "lookup", ...}` is
-handled by the service object's `op_lookup(request, payload, sock)`, which
+then loops receive → dispatch → reply over the connection's checked `Channel`.
+A request `{"op": "lookup", ...}` is
+handled by the service object's `op_lookup(request, payload, channel)`, which
 returns `(reply_header, reply_payload)` or None when it has written its reply
 itself (a benefactor streams chunks with `sendfile`). An `OSError` becomes an
 error reply with its errno; a malformed request becomes EINVAL; anything else
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from storage_adapters.mosastore.auth import AuthenticationError, server_handshake
-from storage_adapters.mosastore.protocol import Header, ProtocolError, failure, recv_message, send_message
+from storage_adapters.mosastore.protocol import Channel, Header, ProtocolError, failure
 
 log = logging.getLogger("mosastore.server")
 
@@ -29,7 +30,7 @@ Reply = tuple[Header, bytes | bytearray | memoryview] | None
 # (each has a thread for at most auth.HANDSHAKE_TIMEOUT), and connections in all.
 MAX_HANDSHAKING = 32
 MAX_CONNECTIONS = 1024
-Handler = Callable[[Header, bytearray, socket.socket], Reply]
+Handler = Callable[[Header, bytearray, Channel], Reply]
 
 
 class Server:
@@ -82,11 +83,11 @@ class Server:
     def _serve_connection(self, sock: socket.socket, peer: tuple[str, int]) -> None:
         try:
             try:
-                server_handshake(sock, self._secret, self._role)
+                key = server_handshake(sock, self._secret, self._role)
             finally:
                 with self._lock:
                     self._handshaking -= 1
-            self._loop(sock)
+            self._loop(Channel(sock, key, client=False))
         except AuthenticationError as error:
             log.warning("refused connection from %s:%s: %s", peer[0], peer[1], error)
         except (ProtocolError, ConnectionError, TimeoutError) as error:
@@ -99,23 +100,23 @@ class Server:
                 self._connections.discard(sock)
             sock.close()
 
-    def _loop(self, sock: socket.socket) -> None:
+    def _loop(self, channel: Channel) -> None:
         while True:
-            message = recv_message(sock)
+            message = channel.recv()
             if message is None:
                 return
             request, payload = message
-            reply = self._dispatch(request, payload, sock)
+            reply = self._dispatch(request, payload, channel)
             if reply is not None:
-                send_message(sock, reply[0], reply[1])
+                channel.send(reply[0], reply[1])
 
-    def _dispatch(self, request: Header, payload: bytearray, sock: socket.socket) -> Reply:
+    def _dispatch(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         op = request.get("op")
         handler = getattr(self._service, f"op_{op}", None) if isinstance(op, str) and op.isidentifier() else None
         if handler is None:
             return failure(errno.ENOSYS, f"unknown operation {op!r}"), b""
         try:
-            return handler(request, payload, sock)
+            return handler(request, payload, channel)
         except (ConnectionError, ProtocolError):
             raise
         except OSError as error:

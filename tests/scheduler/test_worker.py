@@ -15,7 +15,7 @@ import pytest
 
 from engine.scheduler.protocol import DONE, STOP_MESSAGE
 from engine.scheduler.task import LeafError
-from engine.scheduler.worker import node_name, on_terminate, serve
+from engine.scheduler.worker import before_retry, node_name, on_terminate, serve
 
 from . import runners
 
@@ -28,9 +28,11 @@ def keep_sigterm_handler() -> Iterator[None]:
     signal.signal(signal.SIGTERM, saved)
 
 
-def run_batches(*batches: list[tuple[int, Any]], runner: Any = runners.call) -> list[list[tuple]]:
-    """Serve these batches then a stop; return the result list of each message sent."""
-    inbox = [("run", batch) for batch in batches] + [STOP_MESSAGE]
+def run_batches(*batches: list[tuple[int, Any]], runner: Any = runners.call,
+                attempt: int = 1) -> list[list[tuple]]:
+    """Serve these batches (every task at `attempt`) then a stop; return the result list of
+    each message sent."""
+    inbox = [("run", [(*task, attempt) for task in batch]) for batch in batches] + [STOP_MESSAGE]
     sent: list[tuple] = []
     # Pickle both ways, as a pipe would.
     serve(lambda: pickle.loads(pickle.dumps(inbox.pop(0))),
@@ -115,7 +117,7 @@ def test_sigterm_runs_registered_cleanups_then_exits(tmp_path: Path) -> None:
     ours, theirs = multiprocessing.get_context("fork").Pipe()
     process = multiprocessing.get_context("fork").Process(target=child, args=(theirs,))
     process.start()
-    ours.send(("run", [(0, None)]))
+    ours.send(("run", [(0, None, 1)]))
     deadline = time.monotonic() + 10
     while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -130,3 +132,15 @@ def test_node_name_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
     assert node_name() == "emulated-3"
     monkeypatch.delenv("SWIFTCLOUD_NODE")
     assert node_name()
+
+
+def test_a_retry_attempt_runs_the_retry_hooks_first() -> None:
+    calls: list[str] = []
+    unregister = before_retry(lambda: calls.append("hook"))
+    try:
+        run_batches([(1, ("noop", 1))])
+        assert calls == []
+        run_batches([(2, ("noop", 2)), (3, ("noop", 3))], attempt=2)
+        assert calls == ["hook", "hook"]
+    finally:
+        unregister()

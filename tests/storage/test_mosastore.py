@@ -9,6 +9,7 @@ that no process or mount is left.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -26,9 +27,9 @@ import pytest
 from storage_adapters.errors import StorageConfigError
 from storage_adapters.mosastore import deploy, service
 from storage_adapters.mosastore.adapter import MosaStoreAdapter
-from storage_adapters.mosastore.auth import AuthenticationError, check_secret
-from storage_adapters.mosastore.protocol import RemoteError, send_message
-from storage_adapters.mosastore.rpc import Pool
+from storage_adapters.mosastore.auth import AuthenticationError, check_secret, client_handshake
+from storage_adapters.mosastore.protocol import Channel, ProtocolError, RemoteError, send_message
+from storage_adapters.mosastore.rpc import Connection, Pool
 from storage_adapters.services.common import ServiceRecord
 
 from .abstract import StorageConformance
@@ -246,6 +247,98 @@ def test_wrong_secrets_and_raw_connections_are_refused(store: ServiceRecord) -> 
         assert b"attrs" not in answer  # the connection was closed without serving anything
     with pytest.raises(ValueError):
         check_secret("short")
+
+
+def _session(address: str, secret: bytes) -> tuple[socket.socket, bytes]:
+    """A connection that passed the handshake, and its session key."""
+    host, port = address.rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    return sock, client_handshake(sock, secret)[1]
+
+
+def _frame(key: bytes, header: dict[str, object], payload: bytes = b"") -> bytes:
+    """The bytes a client's channel sends as its first message."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        Channel(ours, key, client=True).send(header, payload)
+        ours.shutdown(socket.SHUT_WR)
+        return _answer(theirs)
+
+
+def _answer(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+def test_messages_altered_replayed_or_with_a_wrong_payload_are_refused(store: ServiceRecord) -> None:
+    secret = check_secret(store.secrets["secret"])
+    manager = store.info["manager"]
+    sock, key = _session(manager, secret)
+    with sock:
+        ping = _frame(key, {"op": "ping"})
+        sock.sendall(ping)
+        assert Channel(sock, key, client=True).recv()[0]["ok"] is True  # a good message is served
+        sock.sendall(ping)  # the same message again: a replay
+        assert _answer(sock) == b""
+    sock, key = _session(manager, secret)
+    with sock:
+        altered = _frame(key, {"op": "ping"}).replace(b'"ping"', b'"pinG"')
+        sock.sendall(altered)
+        assert _answer(sock) == b""
+    node = service.processes(store)[1]
+    benefactor = f"127.0.0.1:{node.port}"
+    chunk_key = "1-00000000000000aa-0"
+    sock, key = _session(benefactor, secret)
+    with sock:
+        frame = _frame(key, {"op": "put", "key": chunk_key}, b"good bytes")
+        sock.sendall(frame.replace(b"good bytes", b"evil bytes"))  # the payload does not match "d"
+        assert _answer(sock) == b""
+    with pytest.raises(RemoteError) as caught:
+        Pool(benefactor, secret, retry_for=1).call("get", key=chunk_key)
+    assert caught.value.errno == errno.ENOENT  # nothing was stored
+
+
+def test_a_chunk_altered_on_the_wire_is_refused_by_the_client(store: ServiceRecord) -> None:
+    secret = check_secret(store.secrets["secret"])
+    node = service.processes(store)[1]
+    chunk_key = "1-00000000000000bb-0"
+    data = os.urandom(1 << 20)
+    Pool(f"127.0.0.1:{node.port}", secret, retry_for=1).call("put", data, key=chunk_key)
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def tamper() -> None:
+        client, _ = listener.accept()
+        upstream = socket.create_connection(("127.0.0.1", node.port))
+        threading.Thread(target=lambda: _pump(client, upstream, None), daemon=True).start()
+        _pump(upstream, client, 512 * 1024)  # flips one byte half-way into the chunk
+
+    threading.Thread(target=tamper, daemon=True).start()
+    connection = Connection(f"127.0.0.1:{listener.getsockname()[1]}", secret)
+    try:
+        with pytest.raises(ProtocolError, match="digest"):
+            connection.call({"op": "get", "key": chunk_key})
+    finally:
+        connection.close()
+        listener.close()
+    _, untampered = Pool(f"127.0.0.1:{node.port}", secret, retry_for=1).call("get", key=chunk_key)
+    assert untampered == data
+
+
+def _pump(source: socket.socket, sink: socket.socket, flip_at: int | None) -> None:
+    """Copy `source` to `sink`, inverting the byte at offset `flip_at` of the stream."""
+    seen = 0
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            if flip_at is not None and seen <= flip_at < seen + len(data):
+                data = bytearray(data)
+                data[flip_at - seen] ^= 0xFF
+            seen += len(data)
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
 
 
 def test_names_and_chunk_keys_cannot_escape(store: ServiceRecord) -> None:

@@ -53,6 +53,12 @@ def commit(temp: str, target: str) -> None:
     remove_stale_beside(target)
 
 
+def forget_listings() -> None:
+    """List directories afresh at the next publish: temporaries that appeared since are
+    stale too (an attempt lost with its worker left them; its retry publishes now)."""
+    _stale_by_directory.clear()
+
+
 def remove_stale_beside(target: str) -> None:
     """Remove the temporaries of `target` (both shapes above) that crashed or killed
     writers left behind before this process first published into its directory."""
