@@ -79,10 +79,13 @@ class LocalAdapter(StorageAdapter):
                 if is_temp_name(entry.name):
                     continue
                 child = f"{path}/{entry.name}" if path else entry.name
-                if entry.is_dir():
-                    entries.append(FileInfo(child, DIRECTORY, 0))
-                else:
-                    entries.append(FileInfo(child, FILE, entry.stat().st_size))
+                try:
+                    if entry.is_dir():
+                        entries.append(FileInfo(child, DIRECTORY, 0))
+                    else:
+                        entries.append(FileInfo(child, FILE, entry.stat().st_size))
+                except FileNotFoundError:
+                    continue  # renamed or removed since the listing (a writer published it)
         return entries
 
     def _open(self, path: str, mode: str) -> StoreFile:

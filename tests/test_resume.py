@@ -225,7 +225,7 @@ def test_a_crashed_run_resumes_with_only_the_rest(tmp_path: Path, reference: dic
     for name, data in done_before.items():  # nothing half-written under a mapped name
         assert data == reference[name], f"{name} is partial: {data!r}"
     crashed = read_events(str(tmp_path / "runs" / "001"))
-    dispatched = {e["task"] for e in crashed if e["event"] == "dispatch"}
+    dispatched = {task for e in crashed if e["event"] == "dispatch" for task in e["tasks"]}
     started = {e["task"] for e in crashed if e["event"] == "start"}
     assert started <= dispatched and len(dispatched) > len(started) or victim == "worker"
     assert all(e["node"] for e in crashed if e["event"] == "dispatch")
@@ -241,6 +241,8 @@ def test_a_crashed_run_resumes_with_only_the_rest(tmp_path: Path, reference: dic
     reused = [e for e in events if e["event"] == "reused"]
     ran = [e for e in events if e["event"] == "end"]
     assert len(reused) == len(recorded) and len(reused) + len(ran) == TASKS + 1
+    print(f"crash matrix: {storage} {victim} {signal.Signals(signum).name} {transport}: first run exit "
+          f"{first.returncode}, {len(done_before)} outputs whole, {len(reused)} reused, {len(ran)} rerun")
     assert f"resumed: {len(reused)} app task(s) reused, {len(ran)} run" in err
     assert len(re.findall(r"^swiftcloud: runs ", err, re.M)) == len(ran)  # --explain: one reason per task run
     for event in reused:

@@ -2,8 +2,9 @@
 
 Every run gets `runs/NNN/` (or the directory given with `--run-dir`) holding
 `events.jsonl`: one record per line — the run's start and end, and for every
-task its submission (with its input files), its dispatch to a worker (written
-when the batch is sent, so after a crash the log says what was running where),
+task its submission (with its input files), its dispatch to a worker (one
+record per batch sent, written at once, so after a crash the log says what was
+running where),
 and its start and end with task id, kind, label, command line, worker, node,
 times (epoch seconds) and exit status; the start record carries the worker's
 own clock reading and is written with the end. Reports, resume and the
@@ -91,11 +92,10 @@ class RunLog:
         self._write(record)
 
     def tasks_dispatched(self, tasks: Sequence[Task], worker: int, node: str) -> None:
-        """A batch went to `worker` on `node`: its tasks are running or queued there."""
-        now = time.time()
-        for task in tasks:
-            self._write({"event": "dispatch", "task": task.id, "worker": worker, "node": node,
-                         "time": now})
+        """A batch went to `worker` on `node`: its tasks are running or queued there
+        (one record per batch, listing its task ids in order)."""
+        self._write({"event": "dispatch", "tasks": [task.id for task in tasks], "worker": worker,
+                     "node": node, "time": time.time()})
         self.flush()  # the engine may now block until a task ends: a crash meanwhile keeps these
 
     def task_reused(self, task: Task) -> None:

@@ -51,3 +51,14 @@ def test_symbolic_links_cannot_lead_out_of_the_store(tmp_path: Path) -> None:
     store.pipe("real/a.txt", b"inside")
     (tmp_path / "store" / "alias").symlink_to(tmp_path / "store" / "real")
     assert store.cat("alias/a.txt") == b"inside"
+
+
+def test_listing_skips_an_entry_gone_before_it_is_examined(tmp_path: Path) -> None:
+    """A directory listed while a writer publishes: an entry renamed away between the listing
+    and its stat is left out instead of failing the listing (a dangling link stands for it)."""
+    store = LocalAdapter(str(tmp_path / "store"))
+    store.check()
+    store.pipe("d/kept.txt", b"1")
+    (tmp_path / "store" / "d" / "gone.txt").symlink_to(tmp_path / "store" / "d" / "missing")
+    assert [entry.name for entry in store.ls("d")] == ["kept.txt"]
+    store.close()
