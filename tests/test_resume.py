@@ -241,6 +241,9 @@ def test_a_crashed_run_resumes_with_only_the_rest(tmp_path: Path, reference: dic
     reused = [e for e in events if e["event"] == "reused"]
     ran = [e for e in events if e["event"] == "end"]
     assert len(reused) == len(recorded) and len(reused) + len(ran) == TASKS + 1
+    # Only what had not finished runs again: at most one task per worker (2) may have
+    # finished in the instant between its app's end and the engine hearing of it.
+    assert len(ran) <= TASKS + 1 - len(done_before) + 2
     print(f"crash matrix: {storage} {victim} {signal.Signals(signum).name} {transport}: first run exit "
           f"{first.returncode}, {len(done_before)} outputs whole, {len(reused)} reused, {len(ran)} rerun")
     assert f"resumed: {len(reused)} app task(s) reused, {len(ran)} run" in err
