@@ -110,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
         from cluster.cli import add_commands as add_cluster_commands
 
         add_cluster_commands(sub)
+        from batch.cli import add_commands as add_batch_commands
+
+        add_batch_commands(sub)
     return parser
 
 

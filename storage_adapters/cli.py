@@ -27,7 +27,8 @@ Handler = Callable[[argparse.Namespace], int]
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Register `services`, `put` and `get` on the CLI's sub-parsers."""
     services = subparsers.add_parser(
-        "services", help="start, stop or show local test servers (MinIO, sshd, s3fs, MosaStore, Chirp, HDFS)",
+        "services", help="start, stop or show local test servers (MinIO, sshd, s3fs, MosaStore, Chirp, HDFS,"
+                         " and a trial Slurm)",
         description="Run storage servers on 127.0.0.1 under a state directory, for tests and for trying a backend.",
     )
     services.add_argument("action", choices=["start", "stop", "status"])
