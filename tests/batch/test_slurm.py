@@ -6,7 +6,8 @@ daemon, namespace or munge directory of it may remain.
 
 Jobs that run are not tested here yet: submitted from this test process, the
 jobs' ranks hung in MPI_Init under srun (4 of 4 tries), while the same
-submissions from a shell completed (25 of 25); see docs/batch.md.
+submissions from a shell completed (25 of 25); see docs/batch.md. The job tests wait in
+pending_slurm_jobs.py.
 """
 
 from __future__ import annotations
