@@ -30,7 +30,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol, TypeVar
 
 import pyfuse3
@@ -191,6 +191,9 @@ class PendingFile(Edits):
     published: int = 0
     opens: int = 0
     discarded: bool = False
+    # One upload at a time: two flushes close together (a worker's close, then its app's exit)
+    # started two uploads, and the older, shorter one could finish last and win.
+    uploading: trio.Lock = field(default_factory=trio.Lock)
 
     def write(self, offset: int, data: bytes) -> int:
         written = os.pwrite(self.spool, data, offset)
@@ -538,15 +541,21 @@ class PathFS(pyfuse3.Operations):
 
     async def _publish(self, pending: PendingFile) -> None:
         """Publish the spool as the file's whole new content (the remote makes it atomic)."""
-        if not pending.changed:
-            return
-        # A write that arrives during the upload (an app writing after its parent closed the
-        # same file) leaves the file changed, for the next flush or the release to publish.
-        edits = pending.edits
-        await self._call(self.remote.upload, pending.spool, pending.size, pending.mode & 0o777, pending.path)
-        pending.published = max(pending.published, edits)
-        if not pending.changed and self._overlay.get(pending.path) == pending.inode:
-            del self._overlay[pending.path]
+        async with pending.uploading:
+            if not pending.changed:
+                return
+            # A write that arrives during the upload (an app writing after its parent closed the
+            # same file) leaves the file changed, for the next flush or the release to publish.
+            edits = pending.edits
+            path = pending.path
+            await self._call(self.remote.upload, pending.spool, pending.size, pending.mode & 0o777, path)
+            if pending.path != path:
+                # Renamed during the upload (a finished output moved to its mapped name): the
+                # bytes went to the old name, and belong under the new one.
+                await self._call(self.remote.rename, path, pending.path)
+            pending.published = max(pending.published, edits)
+            if not pending.changed and self._overlay.get(pending.path) == pending.inode:
+                del self._overlay[pending.path]
 
     @translated
     async def release(self, fh: int) -> None:
