@@ -5,8 +5,8 @@ slurm` in a temporary state directory and stops it at the end; then no
 daemon, namespace or munge directory of it may remain.
 
 Jobs that run are not tested here yet: submitted from this test process, the
-jobs' ranks hung in MPI_Init under srun (4 of 4 tries), while the same
-submissions from a shell completed (25 of 25); see docs/batch.md. The job tests wait in
+jobs' ranks hung in MPI_Init under srun (13 of 17 jobs), while the same
+submissions from a shell all completed (over 20); see docs/batch.md. The job tests wait in
 pending_slurm_jobs.py.
 """
 
