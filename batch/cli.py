@@ -57,15 +57,9 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _config_and_state(config_path: str | None) -> tuple[dict, str]:
-    """The configuration and the services state directory; also detaches our stdin (below)."""
+    """The configuration and the services state directory."""
     from storage_adapters.config import read_config, state_dir_from
 
-    # These commands read no input, and the batch system's commands inherit ours: with a pipe
-    # that never closes as stdin (a test harness's), 4 of 5 jobs here hung in MPI_Init under
-    # srun; with /dev/null, none of 10 did.
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
     config = read_config(config_path)
     return config, os.path.abspath(state_dir_from(config))
 

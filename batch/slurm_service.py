@@ -63,6 +63,7 @@ PARTITION = "debug"
 COMMANDS = ("sbatch", "squeue", "scancel", "srun", "sinfo", "scontrol")
 DAEMONS = ("munged", "slurmctld", "slurmd")
 MUNGE_BASE = "/run/swiftcloud"
+FIRST_JOB_ID_SPAN = 60_000_000  # below Slurm's MaxJobId (67,043,328)
 INSTALL_HINT = "apt-get install slurm-wlm munge (see setup.d/60-slurm.sh)"
 READY_TIMEOUT_S = 60.0
 
@@ -81,13 +82,9 @@ def namespace_of(state_dir: str) -> str:
 
 
 def slurm_environment(record: ServiceRecord) -> dict[str, str]:
-    """What a process needs to use this Slurm: the wrappers first on PATH, and SLURM_CONF.
-    Jobs inherit it (`--export=ALL`), and with it `UCX_TLS=sm,self`: the one node's ranks
-    talk through shared memory. With UCX's default choice, which also wires TCP over the
-    namespace's loopback, some jobs hung in MPI_Init here (3 of 4 test runs)."""
+    """What a process needs to use this Slurm: the wrappers first on PATH, and SLURM_CONF."""
     path = os.environ.get("PATH", "")
-    return {"PATH": f"{record.info['bin']}{os.pathsep}{path}", "SLURM_CONF": record.info["conf"],
-            "UCX_TLS": "sm,self"}
+    return {"PATH": f"{record.info['bin']}{os.pathsep}{path}", "SLURM_CONF": record.info["conf"]}
 
 
 def status(state_dir: str) -> ServiceRecord | None:
@@ -254,6 +251,11 @@ def _write_conf(conf: str, home: str, host: str, socket_path: str) -> None:
         "ReturnToService=2",
         "SlurmdParameters=config_overrides",
         "KillWait=2",
+        # Job ids differ from one start to the next. MPICH names its shared-memory segment
+        # after the PMI job id, and a killed job leaves the segment in /dev/shm: with ids
+        # restarting at 1, a new job 1.0 attached to the dead one's segment and hung in
+        # MPI_Init (13 of 17 jobs in the tests, until the stale files were removed).
+        f"FirstJobId={1 + int(time.time()) % FIRST_JOB_ID_SPAN}",
         f"NodeName={host} NodeAddr={ADDRESS} CPUs={CPUS} State=UNKNOWN",
         f"PartitionName={PARTITION} Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES",
     ]
