@@ -20,6 +20,11 @@ batch system's MPI launcher (srun for Slurm). Prints the job id and the run dire
   swiftcloud jobs
   swiftcloud cancel 4242
 
+--storage mosastore|hdfs|chirp without a [storage.NAME] table brings that store up on the job's
+nodes for the run, and copies the run's results back here at the end:
+
+  swiftcloud submit -n 9 --storage mosastore --stage-in data --wait workflow.swift
+
 Settings can live in a [submit.NAME] profile in swiftcloud.toml (see docs/batch.md). With
 'swiftcloud services start slurm' running, -m slurm uses that trial Slurm."""
 
@@ -38,6 +43,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     submit.add_argument("--queue", metavar="Q", help="queue (partition) to submit to")
     submit.add_argument("--account", metavar="A", help="account to charge")
     submit.add_argument("--storage", metavar="NAME", help="--storage of the run (see docs/storage.md)")
+    submit.add_argument("--stage-in", action="append", metavar="PATH",
+                        help="a file or directory loaded into a store the job brings up (repeatable)")
     submit.add_argument("--wait", action="store_true", help="follow the job to its end; exit with the run's status")
     submit.add_argument("--config", help="configuration file (default: ./swiftcloud.toml if present)")
     submit.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
@@ -78,7 +85,7 @@ def run_submit(args: argparse.Namespace) -> int:
     config, state_dir = _config_and_state(args.config)
     settings = profiles.resolve(config, args.profile, {
         "executor": args.executor, "processes": args.processes, "time": args.time, "queue": args.queue,
-        "account": args.account, "storage": args.storage})
+        "account": args.account, "storage": args.storage, "stage_in": args.stage_in or None})
     if not os.path.isfile(args.script):
         raise UsageError(f"no such script: {args.script}")
     compile_program(args.script, BUILTINS, CONSTANTS, args.include)  # compile errors: nothing is submitted
@@ -86,7 +93,7 @@ def run_submit(args: argparse.Namespace) -> int:
         _say("using the trial Slurm of 'swiftcloud services start slurm'")
     run_dir = os.path.abspath(next_run_dir())
     try:
-        record, job = batch_submit.submit(settings, args.script, list(args.args), run_dir)
+        record, job = batch_submit.submit(settings, args.script, list(args.args), run_dir, config, args.config)
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)  # nothing ran: no run directory either
         raise

@@ -7,6 +7,8 @@
     queue = "normal"            # --queue
     account = "proj123"         # --account
     storage = "mosastore"       # --storage
+    stage_in = ["data"]         # --stage-in: loaded into a store the job brings up
+    store_dir = "/local/scratch"  # node-local directory for that store's data (default /tmp)
     modules = ["gcc/12", "blast+/2.14"]   # `module load`ed before the run starts
     environment = { OMP_NUM_THREADS = "1" }
     poll_seconds = 10           # how often the queue is asked about the job
@@ -39,6 +41,8 @@ class SubmitSettings:
     queue: str | None = None
     account: str | None = None
     storage: str | None = None
+    stage_in: list[str] = field(default_factory=list)
+    store_dir: str = "/tmp"
     modules: list[str] = field(default_factory=list)
     environment: dict[str, str] = field(default_factory=dict)
     poll_seconds: float = DEFAULT_POLL_S
@@ -84,11 +88,12 @@ def _apply(settings: SubmitSettings, values: dict[str, Any], where: str) -> None
     for key, value in values.items():
         if key not in kinds:
             raise UsageError(f"{where}: unknown setting {key!r} (settings: {', '.join(kinds)})")
-        expected = {"processes": int, "poll_seconds": (int, float), "modules": list, "environment": dict}.get(key, str)
+        expected = {"processes": int, "poll_seconds": (int, float), "modules": list, "stage_in": list,
+                    "environment": dict}.get(key, str)
         if not isinstance(value, expected) or isinstance(value, bool):
             raise UsageError(f"{where}: {key} has the wrong type ({type(value).__name__})")
-        if key == "modules" and not all(isinstance(m, str) for m in value):
-            raise UsageError(f"{where}: modules must be a list of strings")
+        if key in ("modules", "stage_in") and not all(isinstance(m, str) for m in value):
+            raise UsageError(f"{where}: {key} must be a list of strings")
         if key == "environment":
             value = {str(k): str(v) for k, v in value.items()}
         setattr(settings, key, value)

@@ -43,6 +43,7 @@ import time
 from typing import Any
 
 from cluster import netns
+from engine.scheduler import shm
 from storage_adapters.errors import MissingDependencyError, ServiceError
 from storage_adapters.services.common import (
     ServiceRecord,
@@ -151,6 +152,7 @@ def stop(state_dir: str) -> bool:
     present = netns.exists(namespace)
     _remove_namespace(namespace)
     forget_record(state_dir, NAME)
+    shm.sweep()  # the jobs' ranks that were killed left their MPICH segments
     return running is not None or present
 
 

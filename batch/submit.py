@@ -29,6 +29,7 @@ from typing import Any
 from batch.jobs import JobRecord, jobs_dir, save
 from batch.profiles import SubmitSettings
 from engine.errors import SwiftError, UsageError
+from storage_adapters.config import find_config
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHERS = {"slurm": "srun", "pbs": "mpirun", "lsf": "mpirun", "cobalt": "mpirun", "flux": "mpirun",
@@ -50,35 +51,81 @@ def use_trial_slurm(state_dir: str) -> bool:
     return True
 
 
-def job_spec(settings: SubmitSettings, script: str, script_args: list[str], run_dir: str) -> Any:
+def own_store(settings: SubmitSettings, config: dict[str, Any]) -> str | None:
+    """The backend whose daemons the job starts itself, or None.
+
+    A store with per-node daemons (MosaStore) named by `--storage` with no
+    `[storage.NAME]` table for a standing one is brought up inside the job.
+    """
+    from batch.node_roles import ROLES
+
+    name = settings.storage
+    if name is None or name not in ROLES or name in config.get("storage", {}):
+        return None
+    if settings.executor not in ("slurm", "local"):
+        raise UsageError(f"--storage {name}: bringing up the store inside a {settings.executor} job is not "
+                         f"supported yet (only slurm and local); run a standing store and name it in a "
+                         f"[storage.{name}] table (docs/batch.md)")
+    return name
+
+
+def job_spec(settings: SubmitSettings, script: str, script_args: list[str], run_dir: str,
+             config: dict[str, Any], config_path: str | None = None) -> Any:
     """The PSI/J job description of one run."""
     from psij import JobAttributes, JobSpec, ResourceSpecV1
 
-    storage = ["--storage", settings.storage] if settings.storage else []
-    if settings.executor == "local":
-        engine = ["-m", "engine.cli", "run", "-n", str(settings.processes)]
-        resources = ResourceSpecV1(process_count=1)
+    run = ["--run-dir", run_dir, script, *script_args]
+    launcher = LAUNCHERS[settings.executor]
+    backend = own_store(settings, config)
+    _check_store_settings(settings.stage_in, backend, settings.store_dir)
+    if backend is not None:
+        # The driver runs once, on the first node, and starts the store's and the run's steps.
+        found = find_config(config_path)
+        arguments = ["-m", "batch.job_store", "--backend", backend, "--storage", backend,
+                     "--executor", settings.executor, "-n", str(settings.processes), "--run-dir", run_dir,
+                     "--store-dir", settings.store_dir,
+                     *(["--config", os.path.abspath(found)] if found else []),
+                     *(f"--stage-in={path}" for path in settings.stage_in), "--", *run]
+        launcher = "single"
+    elif settings.storage:
+        arguments = ["-m", "engine.cli", *_run_command(settings), "--storage", settings.storage, *run]
     else:
-        engine = ["-m", "engine.cli", "run", "--mpi"]
-        resources = ResourceSpecV1(process_count=settings.processes)
+        arguments = ["-m", "engine.cli", *_run_command(settings), *run]
+    processes = 1 if settings.executor == "local" else settings.processes
     environment = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
                    **settings.environment}
     if settings.executor == "slurm":
         environment["SLURM_MPI_TYPE"] = "pmi2"
     return JobSpec(
         executable=sys.executable,
-        arguments=[*engine, "--run-dir", run_dir, *storage, script, *script_args],
+        arguments=arguments,
         directory=os.getcwd(),
         name=f"swiftcloud-{Path(script).stem}",
         environment=environment,
         stdout_path=os.path.join(run_dir, "job.out"),
         stderr_path=os.path.join(run_dir, "job.err"),
-        resources=resources,
+        resources=ResourceSpecV1(process_count=processes),
         attributes=JobAttributes(duration=settings.duration(), queue_name=settings.queue,
                                  account=settings.account),
         pre_launch=_pre_launch(settings.modules, run_dir),
-        launcher=LAUNCHERS[settings.executor],
+        launcher=launcher,
     )
+
+
+def _check_store_settings(paths: list[str], backend: str | None, store_dir: str) -> None:
+    if paths and backend is None:
+        raise UsageError("--stage-in loads files into a store the job brings up (--storage mosastore without a "
+                         "[storage.mosastore] table); other stores are loaded with 'swiftcloud put'")
+    if not os.path.isabs(store_dir):
+        raise UsageError(f"store_dir {store_dir!r}: must be an absolute path (a node-local directory)")
+    for path in paths:
+        if os.path.isabs(path) or os.path.normpath(path).startswith("..") or not os.path.exists(path):
+            raise UsageError(f"--stage-in {path}: not an existing file or directory under the submitting directory")
+
+
+def _run_command(settings: SubmitSettings) -> list[str]:
+    """`run` as every rank runs it under the batch system's launcher, or as one process under -m local."""
+    return ["run", "-n", str(settings.processes)] if settings.executor == "local" else ["run", "--mpi"]
 
 
 def _pre_launch(modules: list[str], run_dir: str) -> str | None:
@@ -106,12 +153,13 @@ def executor(name: str, poll_seconds: float) -> Any:
     return JobExecutor.get_instance(name, config=config)
 
 
-def submit(settings: SubmitSettings, script: str, script_args: list[str], run_dir: str) -> tuple[JobRecord, Any]:
+def submit(settings: SubmitSettings, script: str, script_args: list[str], run_dir: str,
+           config: dict[str, Any], config_path: str | None = None) -> tuple[JobRecord, Any]:
     """Submit one run; returns its record (saved) and the PSI/J job."""
     from psij import Job
     from psij.exceptions import SubmitException
 
-    job = Job(job_spec(settings, script, script_args, run_dir))
+    job = Job(job_spec(settings, script, script_args, run_dir, config, config_path))
     try:
         executor(settings.executor, settings.poll_seconds).submit(job)
     except (SubmitException, OSError) as error:

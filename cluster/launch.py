@@ -52,6 +52,15 @@ def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
     return on_node(cluster.nodes[0], argv, os.getcwd()), job_env
 
 
+def per_node(cluster: ClusterState, argv: list[str], mpiexec: str) -> list[str]:
+    """The argv that runs `argv` as an MPI job of one rank per node, from the first node
+    (as `srun --ntasks-per-node=1` would on a real cluster)."""
+    launch = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(lifecycle.LAUNCHER),
+              "-hosts", ",".join(node.name for node in cluster.nodes), "-ppn", "1", "-n", str(len(cluster.nodes)),
+              *argv]
+    return on_node(cluster.nodes[0], launch, os.getcwd())
+
+
 def node_environment(cluster: ClusterState) -> dict[str, str]:
     """What swiftcloud runs on a node need: the cluster's record, its stores (which
     `--storage NAME` finds in their state directory) and the node's own scratch directory."""

@@ -33,6 +33,7 @@ from typing import Mapping, Sequence
 import psutil
 
 from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
+from engine.scheduler import shm
 from engine.scheduler.lifetime import become_subreaper, die_with_parent
 
 STATUS_ENV = "SWIFTCLOUD_MPI_STATUS"
@@ -56,6 +57,8 @@ def run_job(command: Sequence[str], env: Mapping[str, str]) -> int:
             status = job.wait()
         _kill_orphans(job.pid)
         orderly = os.path.getsize(marker) > 0
+        if not orderly:
+            shm.sweep()  # killed ranks left their MPICH segments behind
     finally:
         os.unlink(marker)
     if received and not orderly:

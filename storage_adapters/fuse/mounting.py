@@ -122,6 +122,14 @@ def unmount(mountpoint: str, fstype: str, client: Process | None, timeout: float
         raise ServiceError(f"could not unmount {mountpoint}")
 
 
+def detach(mountpoint: str) -> None:
+    """Take the mount out of the namespace at once (a lazy unmount), whatever its client is
+    doing: for when the client may be killed before it could unmount (a batch job ending)."""
+    tool = shutil.which("fusermount3") or shutil.which("fusermount")
+    subprocess.run([tool, "-u", "-z", mountpoint] if tool else ["umount", "-l", mountpoint],
+                   capture_output=True, check=False)
+
+
 def recorded_processes(record: ServiceRecord) -> list[Process]:
     """The processes a service recorded at start (`info["processes"]`), in start order."""
     return [Process(**entry) for entry in record.info["processes"]]

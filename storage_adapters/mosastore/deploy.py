@@ -18,7 +18,7 @@ from storage_adapters.errors import ServiceError
 from storage_adapters.fuse.mounting import Process, check_fuse_client, module_environment, mount_client, started
 from storage_adapters.fuse.mounting import unmount as release
 from storage_adapters.mosastore.rpc import Pool
-from storage_adapters.services.common import port_open, spawn, wait_until
+from storage_adapters.services.common import LOOPBACK, port_open, spawn, wait_until
 from storage_adapters.services.s3fs_mount import mounted_fstype
 
 __all__ = ["FSTYPE", "Process", "mount", "mounted_fstype", "unmount"]
@@ -30,23 +30,25 @@ def _argv(role: str, *options: str) -> list[str]:
     return [sys.executable, "-m", "storage_adapters.mosastore", role, *options]
 
 
-def start_manager(directory: str, port: int, secret_file: str, chunk_size: int, log: str) -> Process:
-    """A manager on 127.0.0.1:`port` keeping its metadata in `directory`; returns once it answers."""
+def start_manager(directory: str, port: int, secret_file: str, chunk_size: int, log: str,
+                  host: str = LOOPBACK) -> Process:
+    """A manager on `host`:`port` keeping its metadata in `directory`; returns once it answers."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
     os.chmod(directory, 0o700)  # also when an earlier version made it open to others
-    argv = _argv("manager", "--listen", f"127.0.0.1:{port}", "--db", os.path.join(directory, "meta.db"),
+    argv = _argv("manager", "--listen", f"{host}:{port}", "--db", os.path.join(directory, "meta.db"),
                  "--secret-file", secret_file, "--chunk-size", str(chunk_size))
     process = spawn(argv, log, module_environment())
-    wait_until(lambda: port_open(port), process, "the MosaStore manager", log, timeout=30)
+    wait_until(lambda: port_open(port, host), process, "the MosaStore manager", log, timeout=30)
     return started("manager", process, log, port)
 
 
-def start_benefactor(node: str, directory: str, port: int, manager: str, secret_file: str, log: str) -> Process:
-    """A benefactor for emulated node `node` storing chunks in `directory`."""
-    argv = _argv("benefactor", "--node", node, "--dir", directory, "--listen", f"127.0.0.1:{port}",
+def start_benefactor(node: str, directory: str, port: int, manager: str, secret_file: str, log: str,
+                     host: str = LOOPBACK) -> Process:
+    """A benefactor for node `node` on `host`:`port` storing chunks in `directory`."""
+    argv = _argv("benefactor", "--node", node, "--dir", directory, "--listen", f"{host}:{port}",
                  "--manager", manager, "--secret-file", secret_file)
     process = spawn(argv, log, module_environment())
-    wait_until(lambda: port_open(port), process, f"MosaStore benefactor {node}", log, timeout=30)
+    wait_until(lambda: port_open(port, host), process, f"MosaStore benefactor {node}", log, timeout=30)
     return started("benefactor", process, log, port, node)
 
 

@@ -1,91 +1,24 @@
 """`swiftcloud submit|jobs|cancel` against a real Slurm (slurm-wlm + munge) in a network namespace.
 
-The module's fixture starts the trial Slurm the way `swiftcloud services start
-slurm` does, in a temporary state directory, and stops it at the end; then no
-daemon, job process, namespace or munge directory of it may remain. Each test submits through
+The trial Slurm is the package's fixture (conftest.py). Each test submits through
 the CLI, as a user would.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
-import pytest
 
 from batch import slurm_service
-from cluster import netns
 from engine.observe.runlog import read_events
 from storage_adapters.services.common import ServiceRecord
+from tests.batch.trial import FAILING, PIPELINE, completed_jobs, digests, job_processes, naps, swiftcloud
 
-ROOT = Path(__file__).resolve().parents[2]
-PIPELINE = ROOT / "examples" / "file_pipeline.swift"
-OUTPUTS = ("out/numbers.txt", "out/labelled.txt", "out/labelled.sha256")
-FAILING = """
-app (file o) bad(int i) { "sh" "-c" "echo 'step' $1 'broke' >&2; exit 1" "x" i @stdout=o }
-file f <"out/bad.txt"> = bad(7);
-"""
-NAPS = """
-app (void o) nap(string marker) { "sh" "-c" "echo $$ > \\"$1\\"; exec sleep 300" "x" marker }
-foreach i in [1:2] { nap("started-" + i); }
-"""
-
-
-@pytest.fixture(scope="module")
-def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServiceRecord, Path]]:
-    state = tmp_path_factory.mktemp("slurm-state")
-    started = swiftcloud("services", "start", "slurm", cwd=state, state=state)
-    assert started.returncode == 0, started.stderr
-    record = slurm_service.status(str(state))
-    daemons = [record.pid, *record.info["daemons"].values()]
-    try:
-        yield record, state
-    finally:
-        assert slurm_service.stop(str(state))
-        assert not netns.exists(record.info["namespace"])
-        assert not os.path.exists(os.path.join(slurm_service.MUNGE_BASE, record.info["namespace"]))
-        assert not os.path.exists(os.path.join(slurm_service.MUNGE_BASE, record.info["namespace"]))
-        assert not [pid for pid in daemons if psutil.pid_exists(pid) and
-                    psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
-        assert slurm_service.status(str(state)) is None
-
-
-def swiftcloud(*args: str, cwd: Path, state: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(state)}
-    return subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def digests(directory: Path) -> dict[str, str]:
-    return {p: hashlib.sha256((directory / p).read_bytes()).hexdigest() for p in OUTPUTS}
-
-
-def job_processes(record: ServiceRecord) -> list[str]:
-    """What runs in the namespace besides the daemons: the jobs' processes."""
-    daemons = {record.pid, *record.info["daemons"].values()}
-    names = []
-    for pid in netns.pids(record.info["namespace"]):
-        try:
-            process = psutil.Process(pid)
-            if pid not in daemons and process.status() != psutil.STATUS_ZOMBIE and process.name() != "slurmscriptd":
-                names.append(f"{pid} {process.name()}")
-        except psutil.Error:
-            continue
-    return names
-
-
-def completed_jobs(record: ServiceRecord) -> dict[str, str]:
-    """Slurm's own job completion log: job id -> its line."""
-    log = Path(record.info["conf"]).parent / "log" / "jobs.txt"
-    lines = log.read_text().splitlines() if log.exists() else []
-    return {re.search(r"JobId=(\d+)", line).group(1): line for line in lines}
 
 
 def test_the_trial_slurm_has_an_idle_node_reached_through_its_wrappers(
@@ -144,7 +77,7 @@ def test_a_failing_job_reports_the_task_and_its_stderr_tail(slurm: tuple[Service
 
 def test_cancel_ends_a_running_job_and_its_ranks(slurm: tuple[ServiceRecord, Path], tmp_path: Path) -> None:
     record, state = slurm
-    (tmp_path / "naps.swift").write_text(NAPS)
+    (tmp_path / "naps.swift").write_text(naps("started-"))
     submitted = swiftcloud("submit", "-n", "3", "naps.swift", cwd=tmp_path, state=state)
     assert submitted.returncode == 0, submitted.stderr
     job_id = re.search(r"submitted job (\d+)", submitted.stdout).group(1)

@@ -1,0 +1,54 @@
+"""Sweeping the MPICH segments that killed ranks leave in /dev/shm (engine/scheduler/shm.py)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.scheduler import shm
+
+HOLD = """
+import mmap, sys
+with open(sys.argv[1], "r+b") as handle:
+    mapped = mmap.mmap(handle.fileno(), 4096)
+    print("mapped", flush=True)
+    sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def segments() -> Iterator[dict[str, Path]]:
+    tag = secrets.token_hex(4)
+    made = {name: Path(f"/dev/shm/mpich_shm_test{tag}{name}_0") for name in ("old", "mapped", "open", "new")}
+    for path in made.values():
+        path.write_bytes(b"\0" * 4096)
+    hour_ago = time.time() - 3600
+    for name in ("old", "mapped", "open"):
+        os.utime(made[name], (hour_ago, hour_ago))
+    yield made
+    for path in made.values():
+        path.unlink(missing_ok=True)
+
+
+def test_only_old_segments_nobody_uses_are_deleted(segments: dict[str, Path]) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(segments["mapped"])], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    opener = subprocess.Popen(["sleep", "300"], stdin=open(segments["open"], "rb"))
+    try:
+        assert holder.stdout.readline() == "mapped\n"
+        removed = shm.sweep()
+        assert str(segments["old"]) in removed and not segments["old"].exists()
+        assert segments["mapped"].exists() and segments["open"].exists() and segments["new"].exists()
+    finally:
+        holder.communicate("")
+        opener.kill()
+        opener.wait()
+    assert str(segments["mapped"]) in shm.sweep()  # once its process is gone
+    assert segments["new"].exists()
