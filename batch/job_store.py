@@ -42,6 +42,7 @@ from batch.store_node import READY_FILE, STOP_FILE
 from engine.errors import SwiftError
 from engine.scheduler import shm
 from storage_adapters.config import find_config
+from storage_adapters.errors import StorageError
 
 ROOT = Path(__file__).resolve().parents[1]
 READY_TIMEOUT_S = 300.0
@@ -229,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             _say("the job is being ended (cancelled, or out of time): the run's results are not copied back")
         else:
             driver.copy_out(config)
-    except SwiftError as error:
+    except (SwiftError, StorageError) as error:
         _say(str(error))
         status = status or 1
     except Exception as error:  # anything else is said plainly too: the store still ends below

@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor, wait
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine.scheduler.dispatch import Scheduler  # noqa: E402
-from engine.scheduler.task import Task  # noqa: E402
+from engine.task.contract import Task  # noqa: E402
 
 
 def noop(payload: int) -> int:
@@ -30,7 +30,7 @@ def noop(payload: int) -> int:
 
 def scheduler_seconds(tasks: int, workers: int) -> float:
     started = time.perf_counter()
-    scheduler = Scheduler(workers, runner=f"{__name__}:noop")
+    scheduler = Scheduler(workers, runner=noop)
     for i in range(tasks):
         scheduler.submit(Task(i, "python", i, label="noop"))
     done = 0

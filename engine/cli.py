@@ -149,7 +149,7 @@ def compile_script(path: str, include: Sequence[str]):  # type: ignore[no-untype
     if not os.path.isfile(path):
         raise UsageError(f"no such script: {path}")
     program = compile_program(path, BUILTINS, CONSTANTS, include)
-    for warning in program.checked.warnings:
+    for warning in program.warnings:
         print(warning, file=sys.stderr)
     return program
 
@@ -165,7 +165,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from engine.observe.restart import RestartLog, read_restart_log
     from engine.observe.runlog import RunLog, latest_run_dir, next_run_dir
     from engine.runtime.engine import Engine
+    from engine.runtime.files import TempFiles
     from engine.runtime.resume import TaskCache
+    from engine.runtime.run import Run
+    from engine.runtime.store import open_files
 
     if args.processes < 2:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
@@ -180,34 +183,37 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise UsageError("--resume: there is no earlier run in runs/ (name one with --resume-from)")
         previous = read_restart_log(earlier)
     workers = args.processes - 1
-    progress = _progress_bar()
-    # The engine opens (and validates) the storage first: bad settings fail before any run starts.
-    engine = Engine(program, workers=workers, script_args=args.args, progress=progress,
-                    app_retries=args.retries, storage=args.storage, storage_config=args.config,
-                    task_walltime=args.task_walltime,
-                    nodes=_node_names(args.nodes, workers))
+    nodes = _node_names(args.nodes, workers)
+    # The storage is opened (and validated) first: bad settings fail before any run starts;
+    # a bad --run-dir fails next, before any task starts.
+    temp = TempFiles()
+    files = open_files(args.storage, args.config, temp)
     try:
-        log = RunLog(args.run_dir or next_run_dir())  # a bad --run-dir fails before any task starts
+        log = RunLog(args.run_dir or next_run_dir())
     except BaseException:
-        engine.close_files()
+        files.close()
+        temp.cleanup()
         raise
     log.run_started(args.script, list(args.args), workers)
-    engine.run_log = log
     restart = None if args.no_restart_log else RestartLog(log.directory)
-    if restart is not None:
-        engine.task_cache = TaskCache(engine.files, restart, previous, args.explain)
+    task_cache = TaskCache(files, restart, previous, args.explain) if restart is not None else None
+    progress = _progress_bar()
+    run = Run(program, files, temp, workers=workers, script_args=args.args, run_log=log, task_cache=task_cache,
+              progress=progress, app_retries=args.retries, task_walltime=args.task_walltime,
+              transport="mpi" if args.transport == "mpi" else "local", nodes=nodes)
+    engine = Engine(run)
     started = time.time()
     status = EXIT_RUNTIME
     try:
-        engine.run()
+        engine.execute()
         status = EXIT_OK
     finally:
         if progress is not None:
             progress.stop()
         if restart is not None:
             restart.close()
-        if resuming and engine.task_cache is not None:
-            reused = engine.task_cache.reused
+        if resuming and task_cache is not None:
+            reused = task_cache.reused
             print(f"swiftcloud: resumed: {reused} app task(s) reused, "
                   f"{engine.tasks_submitted - reused} run", file=sys.stderr)
         log.run_finished(status, time.time() - started)
@@ -225,18 +231,21 @@ def _node_names(spec: Optional[str], workers: int) -> Optional[list[str]]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from engine.lang.deep_stack import call_with_deep_stack
+    from engine.observe.dag import build_dag
+
     program = compile_script(args.script, args.include)
-    checked = program.checked
-    print(f"{args.script}: ok ({len(checked.functions)} functions,"
-          f" {program.dag.number_of_nodes()} statements)")
+    graph = call_with_deep_stack(lambda: build_dag(program))
+    print(f"{args.script}: ok ({len(program.functions)} functions, {graph.number_of_nodes()} statements)")
     return EXIT_OK
 
 
 def cmd_dag(args: argparse.Namespace) -> int:
-    from engine.observe.dag import write_dag
+    from engine.lang.deep_stack import call_with_deep_stack
+    from engine.observe.dag import build_dag, write_dag
 
     program = compile_script(args.script, args.include)
-    write_dag(program.dag, args.output)
+    write_dag(call_with_deep_stack(lambda: build_dag(program)), args.output)
     return EXIT_OK
 
 
@@ -297,11 +306,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("swiftcloud: interrupted", file=sys.stderr)
         return 130
     except Exception as error:  # noqa: BLE001 - the last line of defence: ours to fix, so say so
+        status = storage_error_status(error)
+        if status is not None:
+            print(f"swiftcloud: {error}", file=sys.stderr)
+            return status
         sys.stdout.flush()
         if args.debug:
             traceback.print_exc()
         print(internal_error_line(error, args.debug), file=sys.stderr)
         return EXIT_RUNTIME
+
+
+def storage_error_status(error: Exception) -> int | None:
+    """The exit status of a storage error (2 for configuration, 1 otherwise), None for others.
+
+    The storage layer has its own errors; they are looked up only if it was loaded,
+    so that commands which never touch storage do not pay for importing it."""
+    errors = sys.modules.get("storage_adapters.errors")
+    if errors is None or not isinstance(error, errors.StorageError):
+        return None
+    return EXIT_COMPILE if isinstance(error, errors.StorageConfigError) else EXIT_RUNTIME
 
 
 def internal_error_line(error: BaseException, shown: bool) -> str:

@@ -28,7 +28,7 @@ from storage_adapters.errors import StoragePathError, redact
 from storage_adapters.paths import parent, to_logical
 
 if TYPE_CHECKING:
-    from storage_adapters.config import StorageSettings
+    from storage_adapters.settings import StorageSettings
 
 FILE = "file"
 DIRECTORY = "directory"
@@ -365,19 +365,6 @@ class StorageAdapter(ABC):
         if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
             raise StoragePathError(f"'{path}' leads out of {self.describe()} through a symbolic link")
         return full
-
-    def stage_in(self, logical_paths: Iterable[str], scratch_dir: str) -> dict[str, str]:
-        """Make a task's input files available; returns logical path -> local path."""
-        # Imported here because staging builds on this module.
-        from storage_adapters.staging import stage_in
-
-        return stage_in(self, logical_paths, scratch_dir)
-
-    def stage_out(self, local_to_logical: dict[str, str], succeeded: bool = True) -> int:
-        """Publish a task's outputs (nothing when it failed); returns bytes pushed."""
-        from storage_adapters.staging import stage_out
-
-        return stage_out(self, local_to_logical, succeeded)
 
     def locations(self, path: str) -> list[str]:
         """Node names holding `path`, for data-aware placement; [] when unknown."""

@@ -15,13 +15,14 @@ import os
 import sys
 from collections.abc import Callable
 
-from engine.errors import EXIT_OK, EXIT_RUNTIME, SwiftError, UsageError
 from storage_adapters import open_storage
 from storage_adapters.config import read_config, state_dir_from
+from storage_adapters.errors import StorageConfigError, StorageError
 from storage_adapters.services import known_services, service_status, start_service, stop_service
 from storage_adapters.services.common import ServiceRecord
 
 Handler = Callable[[argparse.Namespace], int]
+EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -70,7 +71,7 @@ def run_services(args: argparse.Namespace) -> int:
             value = getattr(args, option)
             if value is not None:
                 if args.name != service:
-                    raise UsageError(f"--{option} applies to {service} only")
+                    raise StorageConfigError(f"--{option} applies to {service} only")
                 options[option] = value
         record = start_service(args.name, state_dir, **options)
         print(f"{args.name} running ({_describe(record)}); state in {state_dir}")
@@ -82,7 +83,7 @@ def run_services(args: argparse.Namespace) -> int:
     record = service_status(args.name, state_dir)
     if record is None:
         print(f"{args.name} is not running (state directory {state_dir})")
-        return EXIT_RUNTIME
+        return EXIT_FAILED
     print(f"{args.name} running ({_describe(record)})")
     return EXIT_OK
 
@@ -122,12 +123,12 @@ def _guarded(handler: Handler) -> Handler:
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
-        except SwiftError as error:
+        except StorageError as error:
             message = str(error)
         except OSError as error:
             message = f"{error.strerror or error}: {error.filename}" if error.filename else str(error)
         print(f"swiftcloud: error: {message}", file=sys.stderr)
-        return EXIT_RUNTIME
+        return EXIT_FAILED
 
     run.__doc__ = handler.__doc__
     return run

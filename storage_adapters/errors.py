@@ -1,25 +1,26 @@
 """Errors raised by the storage layer, and the redaction every message goes through.
 
-They belong to the user-error family of `engine.errors` (printed without a
-traceback): a bad `[storage.NAME]` table, an unreachable server, a path that
-escapes the store. Missing files are reported with the builtin
-`FileNotFoundError`, as fsspec does, so callers can catch them the usual way.
+They are the user's to fix, and whoever shows them prints the message without a
+traceback: a bad `[storage.NAME]` table, an unreachable server, a path that
+escapes the store. The storage layer stands on its own (it imports nothing of
+the engine); the engine's CLI maps `StorageConfigError` to exit status 2 like its
+own usage errors, and any other `StorageError` to 1. Missing files are reported
+with the builtin `FileNotFoundError`, as fsspec does, so callers can catch them
+the usual way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.errors import SwiftError, UsageError
-
 REDACTED = "***"
 
 
-class StorageError(SwiftError):
+class StorageError(Exception):
     """Base of the storage layer's user-facing errors."""
 
 
-class StorageConfigError(StorageError, UsageError):
+class StorageConfigError(StorageError):
     """The storage configuration cannot work: bad settings, server unreachable,
     bad credentials, bucket missing, FUSE unavailable. Raised before any task runs."""
 

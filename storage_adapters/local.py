@@ -21,7 +21,7 @@ from storage_adapters.errors import StorageConfigError
 from storage_adapters.paths import is_temp_name, temp_sibling
 
 if TYPE_CHECKING:
-    from storage_adapters.config import StorageSettings
+    from storage_adapters.settings import StorageSettings
 
 DEFAULT_ROOT = os.path.join(".swiftcloud", "store")
 

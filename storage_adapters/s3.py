@@ -21,46 +21,23 @@ import errno
 import os
 import tempfile
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import boto3
 from boto3.s3.transfer import TransferConfig
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
 from storage_adapters.base import DIRECTORY, FILE, AtomicWriter, FileInfo, StorageAdapter, StoreFile, remove_quietly
 from storage_adapters.errors import StorageConfigError, StorageTransferError
 from storage_adapters.paths import is_temp_name
+from storage_adapters.s3client import make_client
 from storage_adapters.services import minio
 
 if TYPE_CHECKING:
-    from storage_adapters.config import StorageSettings
+    from storage_adapters.settings import StorageSettings
 
 MB = 1024 * 1024
 _MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
 _CREDENTIAL_CODES = {"403", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidToken"}
-
-
-def make_client(
-    endpoint_url: str | None,
-    access_key: str,
-    secret_key: str,
-    region: str = "us-east-1",
-    attempts: int = 4,
-    connect_timeout: float = 5.0,
-) -> Any:
-    """A thread-safe boto3 S3 client using path-style addressing (what MinIO expects)."""
-    config = Config(
-        signature_version="s3v4",
-        s3={"addressing_style": "path"},
-        connect_timeout=connect_timeout,
-        read_timeout=60,
-        retries={"max_attempts": attempts, "mode": "standard"},
-    )
-    return boto3.session.Session().client(
-        "s3", endpoint_url=endpoint_url, aws_access_key_id=access_key,
-        aws_secret_access_key=secret_key, region_name=region, config=config,
-    )
 
 
 class S3Adapter(StorageAdapter):

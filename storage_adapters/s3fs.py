@@ -33,7 +33,7 @@ from storage_adapters.services import minio, s3fs_mount
 from storage_adapters.services.common import ServiceRecord
 
 if TYPE_CHECKING:
-    from storage_adapters.config import StorageSettings
+    from storage_adapters.settings import StorageSettings
 
 
 class S3fsAdapter(LocalAdapter):

@@ -36,7 +36,7 @@ from storage_adapters.paths import is_temp_name, temp_sibling
 from storage_adapters.services import sshd
 
 if TYPE_CHECKING:
-    from storage_adapters.config import StorageSettings
+    from storage_adapters.settings import StorageSettings
 
 READ_BUFFER = 1024 * 1024
 

@@ -22,13 +22,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
-from storage_adapters.base import remove_quietly
+from storage_adapters.base import StorageAdapter, remove_quietly
 from storage_adapters.errors import StorageConfigError
-
-if TYPE_CHECKING:
-    from storage_adapters.base import StorageAdapter
 
 TRANSFER_THREADS = 4
 T = TypeVar("T")

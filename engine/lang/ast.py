@@ -1,8 +1,10 @@
 """Abstract syntax tree of the dataflow script language.
 
 The parser (`parser.py`) builds these nodes from text; the checker (`check.py`)
-annotates expressions with their static type (`Expr.type`) and names with the
-declaration they refer to (`Name.decl`). Every node carries the source file and
+fills in the fields marked "checker": expressions' static type (`Expr.type`),
+the declaration a name refers to (`Name.decl`), calls' targets, statements'
+write sets, blocks' and loops' variables. `lower.py` turns the checked tree
+into the IR; nothing outside `engine.lang` sees these nodes. Every node carries the source file and
 the 1-based line and column of its first token, so that any stage can report
 `file:line:col: message`.
 """
@@ -176,6 +178,8 @@ class FilenameOf(Expr):
 class Stmt(Node):
     """Base of statements."""
 
+    writes: frozenset[Any] = frozenset()  # checker: the array/struct VarSyms it may write
+
 
 @dataclass(eq=False, kw_only=True)
 class VarDecl(Node):
@@ -188,6 +192,7 @@ class VarDecl(Node):
     name: str
     mapping: Optional[Expr] = None
     init: Optional[Expr] = None
+    sym: Any = None  # checker: the VarSym declared
 
 
 @dataclass(eq=False, kw_only=True)
@@ -210,6 +215,7 @@ class Assign(Stmt):
 
     targets: list[Expr]
     values: list[Expr]
+    multi_output: bool = False  # checker: one call's several outputs go to the targets
 
 
 @dataclass(eq=False, kw_only=True)
@@ -224,6 +230,7 @@ class Block(Stmt):
     """`{ ... }`: a sequence of statements and a new scope."""
 
     stmts: list[Stmt] = field(default_factory=list)
+    scope_vars: list[Any] = field(default_factory=list)  # checker: the VarSyms it declares
 
 
 @dataclass(eq=False, kw_only=True)
@@ -263,6 +270,8 @@ class Foreach(Stmt):
     annotations: dict[str, Optional[Expr]] = field(default_factory=dict)
     var_pos: tuple[int, int] = (0, 0)
     key_pos: tuple[int, int] = (0, 0)
+    var_sym: Any = None  # checker: the value's VarSym
+    key_sym: Any = None  # checker: the key's VarSym, if any
 
 
 @dataclass(eq=False, kw_only=True)
@@ -272,6 +281,8 @@ class ForInit(Node):
     type: Optional[TypeRef]
     name: str
     value: Expr
+    sym: Any = None  # checker: the loop variable
+    outer: Any = None  # checker: the enclosing variable it updates when the loop ends (no type given)
 
 
 @dataclass(eq=False, kw_only=True)
@@ -280,6 +291,7 @@ class ForUpdate(Node):
 
     name: str
     value: Expr
+    sym: Any = None  # checker: the loop variable
 
 
 @dataclass(eq=False, kw_only=True)

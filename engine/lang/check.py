@@ -162,7 +162,7 @@ class Checker(DeclChecker):
         if kind is None:
             kind = "global" if self.scope is self.global_scope else "local"
         sym = VarSym(name, t if t is not None else VOID, kind, node, mapped)
-        sym.loop_depth = self.scope.loop_depth  # type: ignore[attr-defined]
+        sym.loop_depth = self.scope.loop_depth
         self.scope.vars[name] = sym
         self.scope.declared.append(sym)
         self.all_syms.append(sym)
@@ -174,14 +174,14 @@ class Checker(DeclChecker):
         self.write_sets.append(set())
         getattr(self, "stmt_" + type(s).__name__)(s)
         writes = self.write_sets.pop()
-        s.writes = frozenset(writes)  # type: ignore[attr-defined]
+        s.writes = frozenset(writes)
         self.write_sets[-1] |= writes
 
     def block(self, b: ast.Block, scope: Optional[Scope] = None) -> None:
         self.scope = scope or Scope(self.scope, "block", self.scope.loop_depth)
         for s in b.stmts:
             self.stmt(s)
-        b.scope_vars = list(self.scope.declared)  # type: ignore[attr-defined]
+        b.scope_vars = list(self.scope.declared)
         self.write_sets[-1] -= set(self.scope.declared)
         self.scope = self.scope.parent  # type: ignore[assignment]
 
@@ -204,7 +204,7 @@ class Checker(DeclChecker):
                 if t is not None:
                     d.init = self.coerce(d.init, t, f"declaration of '{d.name}'")
             sym = self.declare(d.name, t, d, mapped=d.mapping is not None)
-            d.sym = sym  # type: ignore[attr-defined]
+            d.sym = sym
             if d.init is not None:
                 self._note_whole_assignment(sym, d)
 
@@ -228,11 +228,11 @@ class Checker(DeclChecker):
                 self.error(value, f"function '{value.func}' has {len(outs)} outputs but"
                                   f" {len(s.targets)} targets are assigned")
                 return
-            s.multi_output = True  # type: ignore[attr-defined]
+            s.multi_output = True
             for target, t in zip(s.targets, outs):
                 self.assign_target(target, None, t)
             return
-        s.multi_output = False  # type: ignore[attr-defined]
+        s.multi_output = False
         if len(s.targets) != len(s.values):
             self.error(s, f"{len(s.targets)} targets but {len(s.values)} values")
             return
@@ -327,7 +327,7 @@ class Checker(DeclChecker):
                              " body would assign it once per iteration")
 
     def _in_loop_of(self, sym: VarSym) -> bool:
-        return self.scope.loop_depth > getattr(sym, "loop_depth", 0)
+        return self.scope.loop_depth > sym.loop_depth
 
     def _note_whole_assignment(self, sym: VarSym, node: ast.Node) -> None:
         self.record_write(sym)
@@ -411,13 +411,13 @@ class Checker(DeclChecker):
             t = None
         self.scope = self._loop_scope()
         pos = ast.Node(file=s.file, line=s.var_pos[0] or s.line, col=s.var_pos[1] or s.col)
-        s.var_sym = self.declare(s.var, t.elem if t else None, pos, "loop")  # type: ignore[attr-defined]
-        s.var_sym.writes += 1  # type: ignore[attr-defined]
-        s.key_sym = None  # type: ignore[attr-defined]
+        s.var_sym = self.declare(s.var, t.elem if t else None, pos, "loop")
+        s.var_sym.writes += 1
+        s.key_sym = None
         if s.key is not None:
             kpos = ast.Node(file=s.file, line=s.key_pos[0] or s.line, col=s.key_pos[1] or s.col)
-            s.key_sym = self.declare(s.key, t.key if t else None, kpos, "loop")  # type: ignore[attr-defined]
-            s.key_sym.writes += 1  # type: ignore[attr-defined]
+            s.key_sym = self.declare(s.key, t.key if t else None, kpos, "loop")
+            s.key_sym.writes += 1
         self.loop_entry_paths.append(len(self.path))
         self.block(s.body)
         self.loop_entry_paths.pop()
@@ -429,9 +429,8 @@ class Checker(DeclChecker):
             values.append(self.expr(init.value))
         loop_scope = self._loop_scope()
         outer_scope, self.scope = self.scope, loop_scope
-        s.loop_syms = []  # type: ignore[attr-defined]
         for init, value in zip(s.init, values):
-            init.outer = None  # type: ignore[attr-defined]
+            init.outer = None
             if init.type is not None:
                 t = self.resolve_type(init.type)
             else:
@@ -441,7 +440,7 @@ class Checker(DeclChecker):
                     t = None
                 else:
                     t = outer.type
-                    init.outer = outer  # type: ignore[attr-defined]
+                    init.outer = outer
                     saved, self.scope = self.scope, outer_scope
                     self._check_assignable_sym(outer, ast.Name(id=init.name, file=init.file, line=init.line, col=init.col), True)
                     self._note_whole_assignment(outer, init)
@@ -449,17 +448,16 @@ class Checker(DeclChecker):
             if init.name in loop_scope.vars:
                 self.error(init, f"for-loop variable '{init.name}' is initialised twice")
                 continue
-            if init.outer is not None:  # type: ignore[attr-defined]
+            if init.outer is not None:
                 sym = VarSym(init.name, t if t is not None else VOID, "loop", init)
-                sym.loop_depth = loop_scope.loop_depth  # type: ignore[attr-defined]
+                sym.loop_depth = loop_scope.loop_depth
                 loop_scope.vars[init.name] = sym
                 loop_scope.declared.append(sym)
             else:
                 sym = self.declare(init.name, t, init, "loop")
             sym.writes += 1
-            init.sym = sym  # type: ignore[attr-defined]
+            init.sym = sym
             init.value = self.coerce(value, sym.type, f"initial value of '{init.name}'") if t else value
-            s.loop_syms.append(sym)  # type: ignore[attr-defined]
         s.cond = self._condition(s.cond)
         body_scope = Scope(loop_scope, "block", loop_scope.loop_depth)
         self.loop_entry_paths.append(len(self.path))
@@ -477,7 +475,7 @@ class Checker(DeclChecker):
             if up.name in updated:
                 self.error(up, f"for-loop variable '{up.name}' is updated twice")
             updated.add(up.name)
-            up.sym = sym  # type: ignore[attr-defined]
+            up.sym = sym
             up.value = self.coerce(self.expr(up.value, sym.type), sym.type, f"update of '{up.name}'")
         for init in s.init:
             if init.name not in updated:

@@ -1,7 +1,7 @@
-"""`compile()`: source file → checked `Program`, one stage after another.
+"""`compile()`: source file → the IR `Program`, one stage after another.
 
 parse (lark) → resolve imports (each module parsed once) → check (names,
-types, single assignment) → build the static DAG. User errors are raised as
+types, single assignment) → lower to the IR. User errors are raised as
 `CompileErrors` with `file:line:col` positions; nothing runs before all of
 them pass.
 """
@@ -16,6 +16,7 @@ from engine.lang import ast
 from engine.lang.check import check_program
 from engine.lang.deep_stack import call_with_deep_stack
 from engine.lang.ir import Program
+from engine.lang.lower import lower
 from engine.lang.parser import parse_file
 from engine.lang.symbols import LibraryFunction
 
@@ -31,8 +32,7 @@ def compile(path: str, library: Mapping[str, LibraryFunction],
     def passes() -> Program:
         main_module = parse_file(path, include_dirs)
         items = resolve_imports(main_module, path, include_dirs)
-        checked = check_program(items, library, constants)
-        return Program(path=path, checked=checked)
+        return lower(check_program(items, library, constants), path)
     try:
         return call_with_deep_stack(passes)
     except RecursionError:

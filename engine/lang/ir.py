@@ -1,129 +1,274 @@
-"""The compiled program handed to the runtime, and its static dataflow graph.
+"""The IR: the compiled program as the runtime sees it (the contract between compiler and runtime).
 
-The IR is the checked AST itself: every name resolved to its `VarSym`, every
-expression typed, every call resolved, and each statement annotated with the
-containers it writes (`Stmt.writes`) — what the runtime needs to execute it
-as dataflow. `build_dag` derives the static task graph (networkx) from the
-def-use relation between statements, for `swiftcloud dag` and for checks.
+`engine.lang.lower` makes it from the checked AST; the AST stays inside `lang`.
+Every node is frozen and carries its source position (`file`, `line`, `col`,
+for run-time errors and deadlock reports). What the checker worked out is
+explicit here:
+
+- expressions carry their static `type`; names are resolved to their `VarSym`
+  (`Var`); library constants are folded to `Literal`s; a binary operator names
+  the typed `operation` it performs (`"int+"`, `"float/"`, `"str+"`, `"<"`, ...);
+  `fmt % (a, b)` is a `Format`;
+- a call names its callee (`FuncSym`), the chosen library overload and its
+  output types;
+- every statement carries `writes`: the array and struct variables it may write
+  (for write reference counting), and every block the `variables` it declares;
+- loops carry their loop variables (`Foreach.value`/`key`; `For.inits` with the
+  variable of the enclosing scope each one updates when the loop ends);
+- user functions are `Function`s with their parameters' symbols, and their body
+  (composite) or command line (app).
+
+The runtime imports only this module, `types` and `symbols` of `lang`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING, Iterator, Optional
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
-from engine.lang import ast
-from engine.lang.check import CheckedProgram
-from engine.lang.deep_stack import call_with_deep_stack
+from engine.errors import CompileError
 from engine.lang.symbols import FuncSym, VarSym
-
-if TYPE_CHECKING:
-    import networkx as nx
+from engine.lang.types import Signature, Type
 
 
-@dataclass
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Node:
+    """Where a node starts in the source."""
+
+    file: str = ""
+    line: int = 0
+    col: int = 0
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Expr(Node):
+    type: Any = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Literal(Expr):
+    """An int, float, string or boolean constant (library constants included)."""
+
+    value: Any
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Var(Expr):
+    sym: VarSym
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Index(Expr):
+    base: Expr
+    key: Expr
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Field(Expr):
+    base: Expr
+    name: str
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Call(Expr):
+    """A call: `func.kind` is `composite`, `app`, `struct` or `library`; `signature` is the
+    library overload chosen. `kwargs` are `(parameter name, value)` pairs."""
+
+    func: FuncSym
+    signature: Optional[Signature]
+    output_types: tuple[Type, ...]
+    args: tuple[Expr, ...]
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+    prio: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class BinOp(Expr):
+    op: str
+    operation: str  # the operator for these operand types (see engine.lang.lower.operation)
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class UnaryOp(Expr):
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Format(Expr):
+    """`format % (items...)`: sprintf."""
+
+    format: Expr
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class ArrayLit(Expr):
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class DictLit(Expr):
+    items: tuple[tuple[Expr, Expr], ...]
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class RangeLit(Expr):
+    start: Expr
+    end: Expr
+    step: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class FilenameOf(Expr):
+    operand: Expr
+
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Stmt(Node):
+    writes: frozenset[VarSym] = frozenset()
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Block(Stmt):
+    stmts: tuple[Stmt, ...]
+    variables: tuple[VarSym, ...] = ()
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Decl(Node):
+    """One declared variable of a declaration statement, with its mapping and value."""
+
+    sym: VarSym
+    mapping: Optional[Expr] = None
+    init: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Declare(Stmt):
+    decls: tuple[Decl, ...]
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Assign(Stmt):
+    """`targets = values`; with `multi_output`, one call's outputs go to the targets."""
+
+    targets: tuple[Expr, ...]
+    values: tuple[Expr, ...]
+    multi_output: bool = False
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class CallStmt(Stmt):
+    call: Call
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class If(Stmt):
+    cond: Expr
+    then: Block
+    orelse: Optional[Block] = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Switch(Stmt):
+    expr: Expr
+    cases: tuple[tuple[int, Block], ...]
+    default: Optional[Block] = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Foreach(Stmt):
+    value: VarSym
+    key: Optional[VarSym]
+    iterable: Expr
+    body: Block
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class ForInit(Node):
+    """A loop variable, its first value, and the variable outside the loop that takes its
+    last value when the loop ends (`for (x = 0; ...)` without a type), if any."""
+
+    sym: VarSym
+    value: Expr
+    outer: Optional[VarSym] = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class ForUpdate(Node):
+    sym: VarSym
+    value: Expr
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class For(Stmt):
+    inits: tuple[ForInit, ...]
+    cond: Expr
+    updates: tuple[ForUpdate, ...]
+    body: Block
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Wait(Stmt):
+    exprs: tuple[Expr, ...]
+    body: Block
+    deep: bool = False
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Chain(Stmt):
+    """`a => b => c`: each link starts when the one before it is done."""
+
+    links: tuple[Stmt, ...]
+
+
+# ---------------------------------------------------------------- functions and program
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Param(Node):
+    sym: VarSym
+    default: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class AppCommand(Node):
+    """An app's command line: words (a `FilenameOf` word names files' paths) and redirections."""
+
+    words: tuple[Expr, ...]
+    stdin: Optional[Expr] = None
+    stdout: Optional[Expr] = None
+    stderr: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Function(Node):
+    """A user function: a composite one has a `body`, an app a `command`."""
+
+    sym: FuncSym
+    inputs: tuple[Param, ...]
+    outputs: tuple[Param, ...]
+    body: Optional[Block] = None
+    command: Optional[AppCommand] = None
+
+
+@dataclass(frozen=True, eq=False)
 class Program:
-    """A checked program ready to run; `dag` is built on first use (networkx
-    is slow to import, and running a program does not need the graph)."""
+    """A program ready to run: top-level statements and globals, functions by symbol."""
 
     path: str
-    checked: CheckedProgram
-
-    @cached_property
-    def dag(self) -> "nx.DiGraph":
-        return call_with_deep_stack(lambda: build_dag(self.checked))
-
-    @property
-    def functions(self) -> dict[str, FuncSym]:
-        return self.checked.functions
-
-    @property
-    def main(self) -> Optional[FuncSym]:
-        return self.checked.main
-
-
-def _children(node: object) -> Iterator[ast.Node]:
-    """Direct child nodes of an AST node, in field order."""
-    for value in vars(node).values():
-        if isinstance(value, ast.Node):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, ast.Node):
-                    yield item
-                elif isinstance(item, tuple):
-                    yield from (x for x in item if isinstance(x, ast.Node))
-
-
-def _uses(node: ast.Node, reads: set[VarSym], calls: list[ast.Call]) -> None:
-    if isinstance(node, ast.Name) and isinstance(node.decl, VarSym):
-        reads.add(node.decl)
-    if isinstance(node, ast.Call):
-        calls.append(node)
-    if isinstance(node, (ast.Block, ast.FuncDef)):
-        return
-    for child in _children(node):
-        _uses(child, reads, calls)
-
-
-def _label(stmt: ast.Stmt, calls: list[ast.Call]) -> str:
-    if calls:
-        return ", ".join(dict.fromkeys(c.func for c in calls))
-    return type(stmt).__name__.lower()
-
-
-def build_dag(checked: CheckedProgram) -> "nx.DiGraph":
-    """One node per simple statement (labelled with the functions it calls);
-    an edge from each statement that assigns a variable to each that reads it."""
-    import networkx as nx
-
-    graph = nx.DiGraph()
-    writers: dict[int, list[str]] = {}
-    readers: dict[int, list[str]] = {}
-
-    def visit(stmts: list[ast.Stmt], where: str) -> None:
-        for stmt in stmts:
-            nested = [c for c in _children(stmt) if isinstance(c, ast.Block)]
-            nested += [c.body for c in getattr(stmt, "cases", [])]
-            if isinstance(stmt, ast.Chain):
-                visit(stmt.links, where)
-                continue
-            node_id = f"{stmt.file}:{stmt.line}:{stmt.col}"
-            reads: set[VarSym] = set()
-            calls: list[ast.Call] = []
-            _uses(stmt, reads, calls)
-            written = _targets(stmt)
-            graph.add_node(node_id, label=_label(stmt, calls), where=where, line=stmt.line,
-                           kind=type(stmt).__name__)
-            for sym in written:
-                writers.setdefault(id(sym), []).append(node_id)
-            for sym in reads - set(written):
-                readers.setdefault(id(sym), []).append(node_id)
-            for block in nested:
-                visit(block.stmts, where)
-
-    visit(checked.statements, "top level")
-    for func in checked.functions.values():
-        body = getattr(func.node, "body", None)
-        if body is not None:
-            visit(body.stmts, func.name)
-    for key, sources in writers.items():
-        for src in sources:
-            for dst in readers.get(key, []):
-                if src != dst:
-                    graph.add_edge(src, dst)
-    return graph
-
-
-def _targets(stmt: ast.Stmt) -> list[VarSym]:
-    out: list[VarSym] = []
-    if isinstance(stmt, ast.Assign):
-        for t in stmt.targets:
-            while isinstance(t, (ast.Index, ast.Field)):
-                t = t.base
-            if isinstance(t, ast.Name) and isinstance(t.decl, VarSym):
-                out.append(t.decl)
-    elif isinstance(stmt, ast.DeclStmt):
-        out.extend(d.sym for d in stmt.decls if d.init is not None and hasattr(d, "sym"))
-    return out
+    statements: tuple[Stmt, ...]
+    global_vars: tuple[VarSym, ...]
+    functions: Mapping[FuncSym, Function]
+    main: Optional[Function] = None
+    warnings: tuple[CompileError, ...] = field(default=())

@@ -30,6 +30,7 @@ class VarSym:
     value: Any = None  # library constants only
     reads: int = 0
     writes: int = 0
+    loop_depth: int = 0  # how many loops enclose its declaration
 
     @property
     def is_container(self) -> bool:

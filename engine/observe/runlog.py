@@ -19,7 +19,7 @@ import time
 from typing import Any, Optional, Sequence, TextIO
 
 from engine.errors import UsageError
-from engine.scheduler.task import Completion, Task
+from engine.task.contract import Completion, Task
 
 # One shared encoder: json.dumps with options builds a new one per call (3 records per task).
 _ENCODER = json.JSONEncoder(separators=(",", ":"))

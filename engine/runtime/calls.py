@@ -15,17 +15,15 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from engine.errors import SwiftRuntimeError
-from engine.lang import ast
-from engine.lang.symbols import FuncSym, ResolvedCall
+from engine.lang import ir
 from engine.lang.types import StructType, base_of
 from engine.runtime.builtins import BUILTINS
 from engine.runtime.builtins.textform import text_form
 from engine.runtime.env import Env
-from engine.runtime.futures import READY, ArrayFuture, Container, FileFuture, Future, StructFuture, UrlFuture, when_closed, when_path_known
-from engine.runtime.leaf import AppSpec, BuiltinCall
-from engine.runtime.staging import StagingPlan
-from engine.runtime.values import _copy_closed_struct, deliver, new_value, place_file, to_python, when_deep_closed
-from engine.scheduler.task import Completion, LeafError, Task
+from engine.runtime.futures import ArrayFuture, Container, Dataflow, FileFuture, Future, StructFuture, UrlFuture
+from engine.runtime.values import ValueOps, new_value, to_python
+from engine.runtime.run import Run, TaskSink
+from engine.task.contract import AppSpec, BuiltinCall, Completion, LeafError, StagingPlan, Task
 
 Callback = Callable[[], None]
 SHALLOW = frozenset({"size", "contains", "exists", "keys_integer", "keys_string"})
@@ -40,62 +38,74 @@ def _noop() -> None:
 
 
 class CallRunner:
-    """Mixin of the interpreter: runs calls. Needs `ev`, `run_block`, `submit`,
-    `globals_env`, `temp`, `ctx`, `fresh_files`, `app_retries`, `task_walltime`,
-    `task_cache` (None unless keeping a restart log) and `reuse`."""
+    """Mixin of the interpreter: runs calls (`Interpreter` gives it `run`, `tasks`, `flow`,
+    `values`, `program`, `ev` and `run_block`)."""
 
-    def call(self, node: ast.Call, env: Env, outs: Optional[list[Any]] = None,
+    run: Run
+    tasks: TaskSink
+    flow: Dataflow
+    values: ValueOps
+    program: ir.Program
+    ev: Callable[..., Any]
+    run_block: Callable[..., Any]
+
+    def call(self, node: ir.Call, env: Env, outs: Optional[list[Any]] = None,
              done: Optional[Callback] = None) -> list[Any]:
-        rc: ResolvedCall = node.target
-        func = rc.func
+        func = node.func
         if outs is None:
-            outs = [new_value(t) for t in rc.output_types]
+            outs = [new_value(t) for t in node.output_types]
         done = done or _noop
         if func.kind == "composite":
-            self._call_composite(func, node, env, outs, done)
+            self._call_composite(self.program.functions[func], node, env, outs, done)
         elif func.kind == "app":
-            self._call_app(func, node, env, outs, done)
+            self._call_app(self.program.functions[func], node, env, outs, done)
         elif func.kind == "struct":
-            self._construct(rc, node, env, outs, done)
+            self._construct(node, env, outs, done)
         else:
-            self._call_library(rc, node, env, outs, done)
+            self._call_library(node, env, outs, done)
         return outs
 
-    def _user_args(self, func: FuncSym, node: ast.Call, env: Env) -> list[Any]:
+    def _user_args(self, function: ir.Function, node: ir.Call, env: Env) -> list[Any]:
         args = [self.ev(a, env) for a in node.args]
-        given = {kw.name: kw.value for kw in node.kwargs}
-        for p in func.inputs[len(args):]:
-            expr = given.get(p.name, p.default)
+        given = dict(node.kwargs)
+        for p in function.inputs[len(args):]:
+            expr = given.get(p.sym.name, p.default)
+            assert expr is not None  # the checker made sure every parameter has a value
             args.append(self.ev(expr, env))
         return args
 
-    def _call_composite(self, func: FuncSym, node: ast.Call, env: Env, outs: list[Any], done: Callback) -> None:
-        bindings = dict(zip(func.input_syms, self._user_args(func, node, env)))
-        bindings.update(zip(func.output_syms, outs))
-        fenv = Env(self.globals_env, bindings)
-        body = func.node.body
+    def _call_composite(self, function: ir.Function, node: ir.Call, env: Env, outs: list[Any],
+                        done: Callback) -> None:
+        bindings = dict(zip((p.sym for p in function.inputs), self._user_args(function, node, env)))
+        bindings.update(zip((p.sym for p in function.outputs), outs))
+        fenv = Env(self.run.globals_env, bindings)
+        body = function.body
+        assert body is not None
 
         def start() -> None:
             self.run_block(body, fenv, done)
             for out in outs:
                 if isinstance(out, Container):
                     out.decr()
-        READY.append(start)
+        self.flow.ready.append(start)
 
     # ------------------------------------------------------------ apps
 
-    def _call_app(self, func: FuncSym, node: ast.Call, env: Env, outs: list[Any], done: Callback) -> None:
-        args = self._user_args(func, node, env)
-        fenv = Env(None, dict(zip(func.input_syms, args)) | dict(zip(func.output_syms, outs)))
+    def _call_app(self, function: ir.Function, node: ir.Call, env: Env, outs: list[Any], done: Callback) -> None:
+        func = function.sym
+        args = self._user_args(function, node, env)
+        fenv = Env(None, dict(zip((p.sym for p in function.inputs), args))
+                   | dict(zip((p.sym for p in function.outputs), outs)))
         out_files = [o for o in outs if isinstance(o, FileFuture)]
         for f in out_files:
             if f.path is None and not f.mapped:
-                f.set_path(self.files.new_temp())
+                f.set_path(self.run.files.new_temp())
         prio = [self.ev(node.prio, env)] if node.prio is not None else []
-        command = func.node.command
+        command = function.command
+        assert command is not None
         # Every word and redirection is evaluated now, once: a word may be any
         # expression (`(f(x))`), and the app waits for its value like for an argument.
-        word_handles = [(isinstance(w, ast.FilenameOf), self.ev(w.operand if isinstance(w, ast.FilenameOf) else w, fenv))
+        word_handles = [(isinstance(w, ir.FilenameOf), self.ev(w.operand if isinstance(w, ir.FilenameOf) else w, fenv))
                         for w in command.words]
         redirect_handles = {name: self.ev(getattr(command, name), fenv)
                             for name in ("stdin", "stdout", "stderr") if getattr(command, name) is not None}
@@ -112,11 +122,11 @@ class CallRunner:
             redirect = {name: _redirect_path(redirect_handles.get(name)) for name in ("stdin", "stdout", "stderr")}
             inputs = tuple(p for a in args for p in _file_paths(a))
             spec = self._app_spec(func.name, words, redirect, inputs, tuple(f.path for f in out_files),
-                                  func.walltime or self.task_walltime)
+                                  func.walltime or self.run.task_walltime)
             task = Task(id=0, kind="app", payload=spec, priority=prio[0].value if prio else 0,
-                        inputs=inputs, label=func.name, retries=self.app_retries)
+                        inputs=inputs, label=func.name, retries=self.run.app_retries)
             outputs = tuple(f.path for f in out_files if f.path is not None)
-            cache = self.task_cache
+            cache = self.run.task_cache
             key = what = ""
             if cache is not None:
                 key, what = cache.key(func.name, spec, inputs), cache.describe(func.name, spec)
@@ -135,16 +145,16 @@ class CallRunner:
                         out.set(None)
                 done()
             if cache is not None and cache.reusable(key, what, outputs):
-                self.reuse(task, finished)
+                self.tasks.reuse(task, finished)
             else:
-                self.submit(task, finished)
+                self.tasks.submit(task, finished)
 
-        when_deep_closed(args + prio + needed, lambda: when_path_known(out_files + path_files, launch, node), node)
+        self.values.when_deep_closed(args + prio + needed, lambda: self.flow.when_path_known(out_files + path_files, launch, node), node)
 
     def _app_spec(self, label: str, words: list[tuple[str, bool]], redirect: dict[str, Optional[str]],
                   inputs: tuple[str, ...], outputs: tuple[str, ...], walltime: Optional[float]) -> AppSpec:
         """The command line for a worker: mount paths, or a staging plan for the worker to follow."""
-        files = self.files
+        files = self.run.files
         if files.mode == "staging":
             user = files.user_path
             argv = tuple(user(w) if is_file else w for w, is_file in words)
@@ -167,12 +177,13 @@ class CallRunner:
 
     # ------------------------------------------------------------ library
 
-    def _call_library(self, rc: ResolvedCall, node: ast.Call, env: Env, outs: list[Any], done: Callback) -> None:
-        name = rc.func.name
+    def _call_library(self, node: ir.Call, env: Env, outs: list[Any], done: Callback) -> None:
+        name = node.func.name
         builtin = BUILTINS[name]
-        sig = rc.signature
+        sig = node.signature
+        assert sig is not None
         handles = [self.ev(a, env) for a in node.args]
-        given = {kw.name: kw.value for kw in node.kwargs}
+        given = dict(node.kwargs)
         for p in sig.params[len(node.args):]:
             handles.append(self.ev(given[p.name], env) if p.name in given else Future.of(p.default))
         shallow = name in SHALLOW
@@ -180,67 +191,67 @@ class CallRunner:
         def fire() -> None:
             values = [to_python(h, shallow) for h in handles]
             if name in CONTENT_READERS:
-                values = [self.files.local_copy(v) if isinstance(h, FileFuture) else v
+                values = [self.run.files.local_copy(v) if isinstance(h, FileFuture) else v
                           for h, v in zip(handles, values)]
-            elif name in INPUT_FILES and self.files.mode != "posix":
-                self.files.ensure_input(values[0], name)
-                place_file(values[0], outs[0])
+            elif name in INPUT_FILES and self.run.files.mode != "posix":
+                self.run.files.ensure_input(values[0], name)
+                self.values.place_file(values[0], outs[0])
                 done()
                 return
             if builtin.where == "engine":
                 if name == "python_persist":
-                    self.flush_output()  # its print() writes straight to stdout: keep lines in order
+                    self.run.flush_output()  # its print() writes straight to stdout: keep lines in order
                 try:
-                    result = builtin.impl(self.ctx, *values)
+                    result = builtin.impl(self.run.ctx, *values)
                 except LeafError as e:
                     raise SwiftRuntimeError(e.message) from None
-                _deliver_all(result, outs, rc.output_types, self.fresh_files)
+                _deliver_all(self.values, result, outs, node.output_types, self.run.fresh_files)
                 done()
                 return
-            payload = BuiltinCall(name=name, args=tuple(values), script_args=tuple(self.ctx.script_args),
-                                  script_path=self.ctx.script_path)
+            payload = BuiltinCall(name=name, args=tuple(values), script_args=tuple(self.run.ctx.script_args),
+                                  script_path=self.run.ctx.script_path)
             kind = "python" if name.startswith("python") else "builtin"
             task = Task(id=0, kind=kind, payload=payload, label=name)
 
             def finished(c: Completion) -> None:
                 if not c.ok:
                     raise SwiftRuntimeError(c.error)
-                _deliver_all(c.value, outs, rc.output_types, self.fresh_files)
+                _deliver_all(self.values, c.value, outs, node.output_types, self.run.fresh_files)
                 done()
-            self.submit(task, finished)
+            self.tasks.submit(task, finished)
 
         if shallow:
-            _when_shallow_closed(handles, fire, node)
+            _when_shallow_closed(self.flow, handles, fire, node)
         else:
-            when_deep_closed(handles, fire, node)
+            self.values.when_deep_closed(handles, fire, node)
 
     # ------------------------------------------------------------ structs
 
-    def _construct(self, rc: ResolvedCall, node: ast.Call, env: Env, outs: list[Any], done: Callback) -> None:
+    def _construct(self, node: ir.Call, env: Env, outs: list[Any], done: Callback) -> None:
         struct = outs[0]
-        st = base_of(rc.output_types[0])
+        st = base_of(node.output_types[0])
         assert isinstance(st, StructType) and isinstance(struct, StructFuture)
         handles = [self.ev(a, env) for a in node.args]
         source = StructFuture()
         source.fields = dict(zip(st.fields, handles))
 
         def fill() -> None:
-            _copy_closed_struct(source, struct)
+            self.values.copy_closed_struct(source, struct)
             struct.decr()
             done()
-        when_deep_closed(handles, fill, node)
+        self.values.when_deep_closed(handles, fill, node)
 
 
-def _deliver_all(result: Any, outs: list[Any], types: tuple[Any, ...], fresh: set[str]) -> None:
+def _deliver_all(values: ValueOps, result: Any, outs: list[Any], types: tuple[Any, ...], fresh: set[str]) -> None:
     """Store a builtin's result; one with several outputs returns a tuple, a value per output."""
     if len(outs) == 1:
-        deliver(result, outs[0], types[0], fresh)
+        values.deliver(result, outs[0], types[0], fresh)
         return
     for value, out, out_type in zip(result, outs, types):
-        deliver(value, out, out_type, fresh)
+        values.deliver(value, out, out_type, fresh)
 
 
-def _when_shallow_closed(handles: list[Any], callback: Callback, node: ast.Node) -> None:
+def _when_shallow_closed(flow: Dataflow, handles: list[Any], callback: Callback, node: ir.Node) -> None:
     def step() -> None:
         pending = []
         for h in handles:
@@ -249,7 +260,7 @@ def _when_shallow_closed(handles: list[Any], callback: Callback, node: ast.Node)
             if not h.closed:
                 pending.append(h)
         if pending:
-            when_closed(pending, step, node)
+            flow.when_closed(pending, step, node)
         else:
             callback()
     step()

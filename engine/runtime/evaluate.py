@@ -10,43 +10,19 @@ floats, 64-bit wrapping ints, text forms for string `+`).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Callable
 
 from engine.errors import SwiftRuntimeError
-from engine.lang import ast
-from engine.lang.types import FILE, FLOAT, INT, STRING, base_of
+from engine.lang import ir
+from engine.lang.types import FILE, INT, base_of
 from engine.runtime.builtins.core import float_div, float_pow, int_div, int_mod, int_wrap
 from engine.runtime.builtins.sprintf import sprintf
 from engine.runtime.builtins.textform import text_form
 from engine.runtime.env import Env
-from engine.runtime.futures import ArrayFuture, Container, FileFuture, Future, StructFuture, when_closed
-from engine.runtime.values import is_container_type, resolve
-
-
-def _int_op(op: str) -> Callable[[int, int], int]:
-    return {
-        "+": lambda a, b: int_wrap(a + b),
-        "-": lambda a, b: int_wrap(a - b),
-        "*": lambda a, b: int_wrap(a * b),
-        "%/": int_div,
-        "%%": int_mod,
-    }[op]
-
-
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
-}
-
-
-def _float_op(op: str) -> Callable[[float, float], float]:
-    return {
-        "+": lambda a, b: a + b,
-        "-": lambda a, b: a - b,
-        "*": lambda a, b: _fmul(a, b),
-        "/": float_div,
-        "**": float_pow,
-    }[op]
+from engine.runtime.futures import ArrayFuture, Container, Dataflow, FileFuture, Future, StructFuture
+from engine.runtime.values import ValueOps, is_container_type
 
 
 def _fmul(a: float, b: float) -> float:
@@ -56,30 +32,30 @@ def _fmul(a: float, b: float) -> float:
         return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
-def operator_function(node: ast.BinOp) -> Callable[[Any, Any], Any]:
-    """The Python function computing `node`'s operator for its operand types."""
-    op = node.op
-    lt, rt = base_of(node.left.type), base_of(node.right.type)
-    if op in _COMPARE:
-        return _COMPARE[op]
-    if op == "&&":
-        return lambda a, b: a and b
-    if op == "||":
-        return lambda a, b: a or b
-    if op == "+" and STRING in (lt, rt):
-        return lambda a, b: text_form(a) + text_form(b)
-    if op == "/" and lt == STRING:
-        return lambda a, b: a + "/" + b
-    if op == "**":
-        return lambda a, b: float_pow(float(a), float(b))
-    if lt == INT and rt == INT:
-        return _int_op(op)
-    if FLOAT in (lt, rt):
-        return _float_op(op)
-    raise SwiftRuntimeError(f"internal error: no operator {op} for {lt}, {rt} (please report)")
+# The function of each binary operation the IR names (see engine.lang.lower.operation).
+OPERATIONS: Mapping[str, Callable[[Any, Any], Any]] = MappingProxyType({
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "&&": lambda a, b: a and b, "||": lambda a, b: a or b,
+    "str+": lambda a, b: text_form(a) + text_form(b),
+    "path/": lambda a, b: a + "/" + b,
+    "**": lambda a, b: float_pow(float(a), float(b)),
+    "int+": lambda a, b: int_wrap(a + b), "int-": lambda a, b: int_wrap(a - b),
+    "int*": lambda a, b: int_wrap(a * b), "int%/": int_div, "int%%": int_mod,
+    "float+": lambda a, b: a + b, "float-": lambda a, b: a - b, "float*": _fmul, "float/": float_div,
+})
 
 
-def _apply(fn: Callable[[Any, Any], Any], left: Future, right: Future, e: ast.BinOp) -> Any:
+def operator_function(e: ir.BinOp) -> Callable[[Any, Any], Any]:
+    """The Python function computing `e`'s operation."""
+    fn = OPERATIONS.get(e.operation)
+    if fn is None:
+        raise SwiftRuntimeError(f"internal error: no operator {e.op} for {e.left.type}, {e.right.type}"
+                                " (please report)")
+    return fn
+
+
+def _apply(fn: Callable[[Any, Any], Any], left: Future, right: Future, e: ir.BinOp) -> Any:
     """`fn` on two closed operands; its run-time error (divide by zero) says where."""
     try:
         return fn(left.value, right.value)
@@ -88,36 +64,23 @@ def _apply(fn: Callable[[Any, Any], Any], left: Future, right: Future, e: ast.Bi
 
 
 class ExprEvaluator:
-    """Mixin of the interpreter: `ev(expr, env)` returns the expression's value handle."""
+    """Mixin of the interpreter: `ev(expr, env)` returns the expression's value handle
+    (`Interpreter` gives it `flow`, `values` and `call`)."""
 
-    call: Callable[..., list[Any]]  # provided by CallRunner
+    flow: Dataflow
+    values: ValueOps
+    call: Callable[..., list[Any]]
 
-    def ev(self, e: ast.Expr, env: Env) -> Any:
+    def ev(self, e: ir.Expr, env: Env) -> Any:
         return getattr(self, "ev_" + type(e).__name__)(e, env)
 
-    def _literal(self, e: ast.Expr, env: Env) -> Future:
-        handle = getattr(e, "handle", None)
-        if handle is None:
-            handle = Future.of(e.value)  # type: ignore[attr-defined]
-            e.handle = handle  # type: ignore[attr-defined]
-        return handle
+    def ev_Literal(self, e: ir.Literal, env: Env) -> Future:
+        return Future.of(e.value)
 
-    ev_IntLit = ev_FloatLit = ev_StringLit = ev_BoolLit = _literal
+    def ev_Var(self, e: ir.Var, env: Env) -> Any:
+        return env.lookup(e.sym)
 
-    def ev_Name(self, e: ast.Name, env: Env) -> Any:
-        sym = e.decl
-        if sym.kind == "const":
-            return self._literal_const(sym)
-        return env.lookup(sym)
-
-    def _literal_const(self, sym: Any) -> Future:
-        handle = getattr(sym, "handle", None)
-        if handle is None:
-            handle = Future.of(sym.value, sym.name)
-            sym.handle = handle
-        return handle
-
-    def ev_UnaryOp(self, e: ast.UnaryOp, env: Env) -> Future:
+    def ev_UnaryOp(self, e: ir.UnaryOp, env: Env) -> Future:
         operand = self.ev(e.operand, env)
         fn: Callable[[Any], Any]
         if e.op == "!":
@@ -129,32 +92,27 @@ class ExprEvaluator:
         if operand.closed:
             return Future.of(fn(operand.value))
         out = Future()
-        when_closed((operand,), lambda: out.set(fn(operand.value)), e)
+        self.flow.when_closed((operand,), lambda: out.set(fn(operand.value)), e)
         return out
 
-    def ev_BinOp(self, e: ast.BinOp, env: Env) -> Future:
-        if e.op == "%":
-            return self._format(e, env)
+    def ev_BinOp(self, e: ir.BinOp, env: Env) -> Future:
         left, right = self.ev(e.left, env), self.ev(e.right, env)
-        fn = getattr(e, "fn", None)
-        if fn is None:
-            fn = e.fn = operator_function(e)  # type: ignore[attr-defined]
+        fn = operator_function(e)
         if left.closed and right.closed:
             return Future.of(_apply(fn, left, right, e))
         out = Future()
-        when_closed((left, right), lambda: out.set(_apply(fn, left, right, e)), e)
+        self.flow.when_closed((left, right), lambda: out.set(_apply(fn, left, right, e)), e)
         return out
 
-    def _format(self, e: ast.BinOp, env: Env) -> Future:
-        items = e.right.items if isinstance(e.right, ast.TupleExpr) else [e.right]
-        handles = [self.ev(e.left, env)] + [self.ev(i, env) for i in items]
+    def ev_Format(self, e: ir.Format, env: Env) -> Future:
+        handles = [self.ev(e.format, env)] + [self.ev(i, env) for i in e.items]
         out = Future()
-        when_closed(handles, lambda: out.set(sprintf(handles[0].value, [h.value for h in handles[1:]])), e)
+        self.flow.when_closed(handles, lambda: out.set(sprintf(handles[0].value, [h.value for h in handles[1:]])), e)
         return out
 
     # ------------------------------------------------------------ containers
 
-    def ev_Index(self, e: ast.Index, env: Env) -> Any:
+    def ev_Index(self, e: ir.Index, env: Env) -> Any:
         base = self.ev(e.base, env)
         key = self.ev(e.key, env)
         if isinstance(base, ArrayFuture) and key.closed:
@@ -166,32 +124,32 @@ class ExprEvaluator:
         def with_array(array: ArrayFuture) -> None:
             def with_key() -> None:
                 array.lookup(key.value, lambda elem: self._forward(elem, out, e), f"{e.file}:{e.line}: ")
-            when_closed((key,), with_key, e)
-        resolve(base, e.base.type, with_array, e)
+            self.flow.when_closed((key,), with_key, e)
+        self.values.resolve(base, e.base.type, with_array, e)
         return out
 
-    def ev_Field(self, e: ast.Field, env: Env) -> Any:
+    def ev_Field(self, e: ir.Field, env: Env) -> Any:
         base = self.ev(e.base, env)
         if isinstance(base, StructFuture):
             return base.fields[e.name]
         out = self._placeholder(e)
-        resolve(base, e.base.type, lambda struct: self._forward(struct.fields[e.name], out, e), e)
+        self.values.resolve(base, e.base.type, lambda struct: self._forward(struct.fields[e.name], out, e), e)
         return out
 
-    def _placeholder(self, e: ast.Expr) -> Future:
+    def _placeholder(self, e: ir.Expr) -> Future:
         """The handle of a value not reachable yet: a reference future for
         containers, a file future for files, else a plain future."""
         if base_of(e.type) == FILE:
             return FileFuture()
         return Future()
 
-    def _forward(self, elem: Any, out: Future, e: ast.Expr) -> None:
+    def _forward(self, elem: Any, out: Future, e: ir.Expr) -> None:
         """Make `out` (a placeholder) follow `elem` once it exists."""
         if is_container_type(e.type):
             if isinstance(elem, Container):
                 out.set(elem)
             else:
-                when_closed((elem,), lambda: out.set(elem.value), e)
+                self.flow.when_closed((elem,), lambda: out.set(elem.value), e)
             return
         if elem.closed:
             if isinstance(out, FileFuture):
@@ -205,16 +163,16 @@ class ExprEvaluator:
                 out.close_at(elem.value)
             else:
                 out.set(elem.value)
-        when_closed((elem,), follow, e)
+        self.flow.when_closed((elem,), follow, e)
 
-    def ev_ArrayLit(self, e: ast.ArrayLit, env: Env) -> ArrayFuture:
+    def ev_ArrayLit(self, e: ir.ArrayLit, env: Env) -> ArrayFuture:
         array = ArrayFuture()
         for i, item in enumerate(e.items):
             array.elems[i] = self.ev(item, env)
         array.close()
         return array
 
-    def ev_DictLit(self, e: ast.DictLit, env: Env) -> ArrayFuture:
+    def ev_DictLit(self, e: ir.DictLit, env: Env) -> ArrayFuture:
         array = ArrayFuture(writers=1)
         pairs = [(self.ev(k, env), self.ev(v, env)) for k, v in e.items]
 
@@ -226,10 +184,10 @@ class ExprEvaluator:
         if all(k.closed for k in keys):
             fill()
         else:
-            when_closed(keys, fill, e)
+            self.flow.when_closed(keys, fill, e)
         return array
 
-    def ev_RangeLit(self, e: ast.RangeLit, env: Env) -> ArrayFuture:
+    def ev_RangeLit(self, e: ir.RangeLit, env: Env) -> ArrayFuture:
         bounds = [self.ev(p, env) for p in (e.start, e.end, e.step) if p is not None]
         array = ArrayFuture(writers=1)
 
@@ -237,16 +195,16 @@ class ExprEvaluator:
             for i, v in enumerate(range_values(*(b.value for b in bounds))):
                 array.elems[i] = Future.of(v)
             array.decr()
-        when_closed(bounds, fill, e)
+        self.flow.when_closed(bounds, fill, e)
         return array
 
-    def ev_Call(self, e: ast.Call, env: Env) -> Any:
+    def ev_Call(self, e: ir.Call, env: Env) -> Any:
         return self.call(e, env)[0]
 
-    def ev_FilenameOf(self, e: ast.FilenameOf, env: Env) -> Future:
+    def ev_FilenameOf(self, e: ir.FilenameOf, env: Env) -> Future:
         f = self.ev(e.operand, env)
         out = Future()
-        when_closed((f,), lambda: out.set(f.value), e)
+        self.flow.when_closed((f,), lambda: out.set(f.value), e)
         return out
 
 

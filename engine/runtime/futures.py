@@ -5,11 +5,12 @@ Every variable is a future — open until assigned, then closed forever
 that may be known before the file is closed); arrays and structs are
 containers that close when their write reference count drops to zero (no
 statement may write them any more). Closing a future never runs code
-directly: it moves its waiters to the engine's ready queue (`READY`), which
-keeps recursion shallow and execution first-ready-first.
+directly: it moves its waiters to their run's ready queue (`Dataflow.ready`),
+which keeps recursion shallow and execution first-ready-first.
 
-`Join` waits for several futures at once; pending joins are tracked so that a
-deadlock can be reported with the variables each waiting statement needs.
+`Join` waits for several futures at once; a run's `Dataflow` tracks its
+pending joins so that a deadlock can be reported with the variables each
+waiting statement needs.
 """
 
 from __future__ import annotations
@@ -18,38 +19,64 @@ from collections import deque
 from typing import Any, Callable, Iterable, Optional
 
 from engine.errors import SwiftRuntimeError
-from engine.lang import ast
+from engine.lang import ir
 
 Callback = Callable[[], None]
 
-READY: deque[Callback] = deque()
-PENDING: dict[int, "Join"] = {}
+class Dataflow:
+    """One run's scheduling of dataflow: what is ready to run, and what still waits."""
 
+    __slots__ = ("ready", "pending")
 
-def reset() -> None:
-    """Forget all state of a previous run in this process."""
-    READY.clear()
-    PENDING.clear()
+    def __init__(self) -> None:
+        self.ready: deque[Callback] = deque()  # run first-ready-first by the engine's loop
+        self.pending: dict[int, Join] = {}  # joins still waiting, for deadlock reports
+
+    def when_closed(self, items: Iterable[Any], callback: Callback, node: Optional[ir.Node] = None) -> None:
+        """Run `callback` once every future/container in `items` is closed."""
+        waiting = tuple(x for x in items if not x.closed)
+        if not waiting:
+            self.ready.append(callback)
+            return
+        join = Join(self, len(waiting), callback, node, waiting)
+        for x in waiting:
+            x.add_waiter(join)
+
+    def when_path_known(self, files: Iterable[FileFuture], callback: Callback,
+                        node: Optional[ir.Node] = None) -> None:
+        """Run `callback` once every file in `files` has a known path."""
+        waiting = tuple(f for f in files if f.path is None)
+        if not waiting:
+            self.ready.append(callback)
+            return
+        join = Join(self, len(waiting), callback, node, waiting)
+        for f in waiting:
+            if f.path_waiters is None:
+                f.path_waiters = [join]
+            else:
+                f.path_waiters.append(join)
 
 
 class Join:
-    """Fires `callback` once all of `count` awaited events have happened."""
+    """Fires `callback` (queues it on its run's ready queue) once all of `count` awaited
+    events have happened."""
 
-    __slots__ = ("count", "callback", "node", "awaited", "__weakref__")
+    __slots__ = ("flow", "count", "callback", "node", "awaited", "__weakref__")
 
-    def __init__(self, count: int, callback: Callback, node: Optional[ast.Node],
+    def __init__(self, flow: Dataflow, count: int, callback: Callback, node: Optional[ir.Node],
                  awaited: tuple[Any, ...]) -> None:
+        self.flow = flow
         self.count = count
         self.callback = callback
         self.node = node
         self.awaited = awaited
-        PENDING[id(self)] = self
+        flow.pending[id(self)] = self
 
     def notify(self) -> None:
         self.count -= 1
         if self.count == 0:
-            del PENDING[id(self)]
-            READY.append(self.callback)
+            del self.flow.pending[id(self)]
+            self.flow.ready.append(self.callback)
 
 
 class Waitable:
@@ -250,28 +277,3 @@ def absent_key(array: ArrayFuture, key: Any, where: str = "") -> SwiftRuntimeErr
 def _key_text(key: Any) -> str:
     from engine.runtime.builtins.textform import text_form
     return text_form(key)
-
-
-def when_closed(items: Iterable[Any], callback: Callback, node: Optional[ast.Node] = None) -> None:
-    """Run `callback` once every future/container in `items` is closed."""
-    waiting = tuple(x for x in items if not x.closed)
-    if not waiting:
-        READY.append(callback)
-        return
-    join = Join(len(waiting), callback, node, waiting)
-    for x in waiting:
-        x.add_waiter(join)
-
-
-def when_path_known(files: Iterable[FileFuture], callback: Callback, node: Optional[ast.Node] = None) -> None:
-    """Run `callback` once every file in `files` has a known path."""
-    waiting = tuple(f for f in files if f.path is None)
-    if not waiting:
-        READY.append(callback)
-        return
-    join = Join(len(waiting), callback, node, waiting)
-    for f in waiting:
-        if f.path_waiters is None:
-            f.path_waiters = [join]
-        else:
-            f.path_waiters.append(join)

@@ -3,7 +3,7 @@
 Write reference counting (Turbine's rule that an array closes when nothing
 can write it any more): when a block starts, every statement in it receives
 one write reference on each container it may write (`Stmt.writes`, computed
-by the checker); a statement gives its references back once it can no longer
+in the IR); a statement gives its references back once it can no longer
 write — an element assignment once the key is inserted, a branch once the
 chosen block has started (the block's statements hold their own references
 by then), a loop once its last iteration has started. Containers declared in
@@ -20,15 +20,16 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from engine.errors import SwiftRuntimeError
-from engine.lang import ast
+from engine.lang import ir
 from engine.lang.symbols import VarSym
+from engine.runtime.builtins.textform import text_form
 from engine.runtime.calls import CallRunner, _when_shallow_closed
 from engine.runtime.env import Env
 from engine.runtime.evaluate import ExprEvaluator
-from engine.runtime.futures import READY, ArrayFuture, Container, StructFuture, when_closed
+from engine.runtime.futures import ArrayFuture, Container, StructFuture
 from engine.runtime.loops import ForeachRun, ForRun
-from engine.runtime.builtins.textform import text_form
-from engine.runtime.values import is_container_type, link, new_value, when_deep_closed
+from engine.runtime.run import Run, TaskSink
+from engine.runtime.values import ValueOps, is_container_type, new_value
 
 Callback = Callable[[], None]
 
@@ -53,16 +54,21 @@ def truthy(value: Any) -> bool:
 
 
 class Interpreter(ExprEvaluator, CallRunner):
-    """Runs statements; the engine supplies `submit`, `temp`, `ctx`, `globals_env`."""
+    """Runs the statements of one run (`run`), handing tasks to `tasks` (the engine)."""
 
-    globals_env: Env
+    def __init__(self, run: Run, tasks: TaskSink) -> None:
+        self.run = run
+        self.tasks = tasks
+        self.program = run.program
+        self.flow = run.flow
+        self.values = ValueOps(run.flow, run.files)
 
     # ------------------------------------------------------------ blocks
 
-    def run_block(self, block: ast.Block, parent: Optional[Env], on_done: Callback,
+    def run_block(self, block: ir.Block, parent: Optional[Env], on_done: Callback,
                   preset: Optional[dict[VarSym, Any]] = None) -> Env:
         bindings: dict[VarSym, Any] = preset if preset is not None else {}
-        declared = block.scope_vars  # type: ignore[attr-defined]
+        declared = block.variables
         for sym in declared:
             bindings[sym] = new_value(sym.type, sym.name, mapped=sym.mapped)
         env = Env(parent, bindings)
@@ -73,68 +79,68 @@ class Interpreter(ExprEvaluator, CallRunner):
                 value.decr()
         return env
 
-    def start_statements(self, stmts: list[ast.Stmt], env: Env, on_done: Callback) -> None:
+    def start_statements(self, stmts: tuple[ir.Stmt, ...], env: Env, on_done: Callback) -> None:
         if not stmts:
             on_done()
             return
         for s in stmts:
-            for sym in s.writes:  # type: ignore[attr-defined]
+            for sym in s.writes:
                 env.lookup(sym).incr()
         one_done = countdown(len(stmts), on_done)
         for s in stmts:
             self.exec_stmt(s, env, one_done)
 
-    def exec_stmt(self, s: ast.Stmt, env: Env, done: Callback) -> None:
+    def exec_stmt(self, s: ir.Stmt, env: Env, done: Callback) -> None:
         getattr(self, "exec_" + type(s).__name__)(s, env, done)
 
     def release(self, writes: frozenset[VarSym], env: Env) -> None:
         for sym in writes:
             env.lookup(sym).decr()
 
-    def exec_Block(self, s: ast.Block, env: Env, done: Callback) -> None:
+    def exec_Block(self, s: ir.Block, env: Env, done: Callback) -> None:
         self.run_block(s, env, done)
-        self.release(s.writes, env)  # type: ignore[attr-defined]
+        self.release(s.writes, env)
 
     # ------------------------------------------------------------ assignment
 
-    def exec_DeclStmt(self, s: ast.DeclStmt, env: Env, done: Callback) -> None:
+    def exec_Declare(self, s: ir.Declare, env: Env, done: Callback) -> None:
         finish = countdown(len(s.decls), done)
         for d in s.decls:
-            obj = env.lookup(d.sym)  # type: ignore[attr-defined]
+            obj = env.lookup(d.sym)
             if d.mapping is not None:
                 mapping = self.ev(d.mapping, env)
-                when_closed((mapping,), lambda obj=obj, mapping=mapping: obj.set_path(self.map_path(mapping.value)), d)
+                self.flow.when_closed((mapping,), lambda obj=obj, mapping=mapping: obj.set_path(self.map_path(mapping.value)), d)
             if d.init is not None:
-                self.assign_value(d.init, obj, d.sym.type, env, finish)  # type: ignore[attr-defined]
+                self.assign_value(d.init, obj, d.sym.type, env, finish)
             else:
                 finish()
 
-    def assign_value(self, value: ast.Expr, dest: Any, t: Any, env: Env, done: Callback) -> None:
-        if isinstance(value, ast.Call):
+    def assign_value(self, value: ir.Expr, dest: Any, t: Any, env: Env, done: Callback) -> None:
+        if isinstance(value, ir.Call):
             self.call(value, env, [dest], done)
         else:
-            link(self.ev(value, env), dest, t, done, value)
+            self.values.link(self.ev(value, env), dest, t, done, value)
 
-    def exec_Assign(self, s: ast.Assign, env: Env, done: Callback) -> None:
+    def exec_Assign(self, s: ir.Assign, env: Env, done: Callback) -> None:
         targets = s.targets
         releases = self._root_releases(targets, env)
         dests = [self._destination(t, env, r) for t, r in zip(targets, releases)]
-        if s.multi_output:  # type: ignore[attr-defined]
+        if s.multi_output:
             self.call(s.values[0], env, dests, done)
             return
         finish = countdown(len(targets), done)
         for t, v, d in zip(targets, s.values, dests):
             self.assign_value(v, d, t.type, env, finish)
 
-    def _root_releases(self, targets: list[ast.Expr], env: Env) -> list[Optional[Callback]]:
+    def _root_releases(self, targets: tuple[ir.Expr, ...], env: Env) -> list[Optional[Callback]]:
         """For each element/field target, the callback that gives back the
         statement's write reference on its root container (once per root)."""
         roots: list[Optional[VarSym]] = []
         for t in targets:
             node = t
-            while isinstance(node, (ast.Index, ast.Field)):
+            while isinstance(node, (ir.Index, ir.Field)):
                 node = node.base
-            roots.append(node.decl if node is not t else None)  # type: ignore[union-attr]
+            roots.append(node.sym if node is not t and isinstance(node, ir.Var) else None)
         counts: dict[VarSym, int] = {}
         for r in roots:
             if r is not None:
@@ -142,11 +148,11 @@ class Interpreter(ExprEvaluator, CallRunner):
         shared = {sym: countdown(n, env.lookup(sym).decr) for sym, n in counts.items()}
         return [shared[r] if r is not None else None for r in roots]
 
-    def _destination(self, target: ast.Expr, env: Env, written: Optional[Callback]) -> Any:
+    def _destination(self, target: ir.Expr, env: Env, written: Optional[Callback]) -> Any:
         """The value a target stands for; element targets are inserted when their key closes."""
-        if isinstance(target, ast.Name):
-            return env.lookup(target.decl)
-        if isinstance(target, ast.Field):
+        if isinstance(target, ir.Var):
+            return env.lookup(target.sym)
+        if isinstance(target, ir.Field):
             assert written is not None
             if not _through_fields(target.base):
                 return self._element_field_destination(target, env, written)
@@ -156,7 +162,7 @@ class Interpreter(ExprEvaluator, CallRunner):
                 dest.incr()
             written()
             return dest
-        assert isinstance(target, ast.Index) and written is not None
+        assert isinstance(target, ir.Index) and written is not None
         dest = new_value(target.type, _target_name(target))
         key = self.ev(target.key, env)
 
@@ -167,11 +173,11 @@ class Interpreter(ExprEvaluator, CallRunner):
             if key.closed:
                 now()
             else:
-                when_closed((key,), now, target)
+                self.flow.when_closed((key,), now, target)
         self._container_target(target.base, env, insert)
         return dest
 
-    def _element_field_destination(self, target: ast.Field, env: Env, written: Callback) -> Any:
+    def _element_field_destination(self, target: ir.Field, env: Env, written: Callback) -> Any:
         """`A[k].f = e` (and deeper: `A[i][j].p.f`): a fresh value now, copied into the
         field once the element struct is found — made by the first field write of an
         element, once its key closes; it closes with the array."""
@@ -182,42 +188,42 @@ class Interpreter(ExprEvaluator, CallRunner):
         dest = new_value(target.type, _target_name(target))
 
         def with_struct(struct: StructFuture) -> None:
-            link(dest, struct.fields[target.name], target.type, node=target)
+            self.values.link(dest, struct.fields[target.name], target.type, node=target)
             written()
         self._struct_target_later(target.base, env, with_struct)
         return dest
 
-    def _struct_target(self, expr: ast.Expr, env: Env) -> StructFuture:
+    def _struct_target(self, expr: ir.Expr, env: Env) -> StructFuture:
         """The struct a chain of fields from a variable names (`s`, `s.inner`)."""
-        if isinstance(expr, ast.Name):
-            return env.lookup(expr.decl)
-        assert isinstance(expr, ast.Field)
+        if isinstance(expr, ir.Var):
+            return env.lookup(expr.sym)
+        assert isinstance(expr, ir.Field)
         return self._struct_target(expr.base, env).fields[expr.name]
 
-    def _struct_target_later(self, expr: ast.Expr, env: Env,
+    def _struct_target_later(self, expr: ir.Expr, env: Env,
                              callback: Callable[[StructFuture], None]) -> None:
         """Find the struct `expr` names, creating an array element struct on first use."""
         if _through_fields(expr):
             callback(self._struct_target(expr, env))
-        elif isinstance(expr, ast.Field):
+        elif isinstance(expr, ir.Field):
             self._struct_target_later(expr.base, env, lambda s: callback(s.fields[expr.name]))
         else:
-            assert isinstance(expr, ast.Index)
+            assert isinstance(expr, ir.Index)
             self._element_target(
                 expr, env, lambda: new_value(expr.type, _target_name(expr), owned=False), callback,
                 reusable=lambda element: isinstance(element, StructFuture) and not element.writers)
 
-    def _container_target(self, expr: ast.Expr, env: Env, callback: Callable[[ArrayFuture], None]) -> None:
+    def _container_target(self, expr: ir.Expr, env: Env, callback: Callable[[ArrayFuture], None]) -> None:
         """Find (creating nested arrays on the way) the array an element goes into."""
-        if isinstance(expr, ast.Name):
-            callback(env.lookup(expr.decl))
-        elif isinstance(expr, ast.Field):
+        if isinstance(expr, ir.Var):
+            callback(env.lookup(expr.sym))
+        elif isinstance(expr, ir.Field):
             self._struct_target_later(expr.base, env, lambda s: callback(s.fields[expr.name]))
         else:
-            assert isinstance(expr, ast.Index)
+            assert isinstance(expr, ir.Index)
             self._element_target(expr, env, lambda: ArrayFuture(_target_name(expr)), callback)
 
-    def _element_target(self, expr: ast.Index, env: Env, make: Callable[[], Container],
+    def _element_target(self, expr: ir.Index, env: Env, make: Callable[[], Container],
                         callback: Callable[[Any], None],
                         reusable: Callable[[Any], bool] = lambda element: True) -> None:
         """The container element `expr` names, once its key closes: made by `make` and
@@ -238,15 +244,15 @@ class Interpreter(ExprEvaluator, CallRunner):
                         f" [{text_form(key.value)}] of '{array.describe()}' is assigned whole"
                         " and by fields")
                 callback(element)
-            when_closed((key,), now, expr)
+            self.flow.when_closed((key,), now, expr)
         self._container_target(expr.base, env, in_array)
 
     # ------------------------------------------------------------ control flow
 
-    def exec_ExprStmt(self, s: ast.ExprStmt, env: Env, done: Callback) -> None:
-        self.call(s.expr, env, None, done)  # type: ignore[arg-type]
+    def exec_CallStmt(self, s: ir.CallStmt, env: Env, done: Callback) -> None:
+        self.call(s.call, env, None, done)
 
-    def exec_If(self, s: ast.If, env: Env, done: Callback) -> None:
+    def exec_If(self, s: ir.If, env: Env, done: Callback) -> None:
         cond = self.ev(s.cond, env)
 
         def decide() -> None:
@@ -255,68 +261,68 @@ class Interpreter(ExprEvaluator, CallRunner):
                 self.run_block(branch, env, done)
             else:
                 done()
-            self.release(s.writes, env)  # type: ignore[attr-defined]
-        when_closed((cond,), decide, s)
+            self.release(s.writes, env)
+        self.flow.when_closed((cond,), decide, s)
 
-    def exec_Switch(self, s: ast.Switch, env: Env, done: Callback) -> None:
+    def exec_Switch(self, s: ir.Switch, env: Env, done: Callback) -> None:
         value = self.ev(s.expr, env)
 
         def decide() -> None:
-            branch = next((c.body for c in s.cases if c.value == value.value), s.default)
+            branch = next((body for label, body in s.cases if label == value.value), s.default)
             if branch is not None:
                 self.run_block(branch, env, done)
             else:
                 done()
-            self.release(s.writes, env)  # type: ignore[attr-defined]
-        when_closed((value,), decide, s)
+            self.release(s.writes, env)
+        self.flow.when_closed((value,), decide, s)
 
-    def exec_Wait(self, s: ast.Wait, env: Env, done: Callback) -> None:
+    def exec_Wait(self, s: ir.Wait, env: Env, done: Callback) -> None:
         handles = [self.ev(e, env) for e in s.exprs]
 
         def go() -> None:
             self.run_block(s.body, env, done)
-            self.release(s.writes, env)  # type: ignore[attr-defined]
+            self.release(s.writes, env)
         if s.deep:
-            when_deep_closed(handles, go, s)
+            self.values.when_deep_closed(handles, go, s)
         else:
-            _when_shallow_closed(handles, go, s)
+            _when_shallow_closed(self.flow, handles, go, s)
 
-    def exec_Chain(self, s: ast.Chain, env: Env, done: Callback) -> None:
+    def exec_Chain(self, s: ir.Chain, env: Env, done: Callback) -> None:
         links = s.links
 
         def start(i: int) -> None:
             link_stmt = links[i]
-            for sym in link_stmt.writes:  # type: ignore[attr-defined]
+            for sym in link_stmt.writes:
                 env.lookup(sym).incr()
             if i == len(links) - 1:
                 self.exec_stmt(link_stmt, env, done)
-                self.release(s.writes, env)  # type: ignore[attr-defined]
+                self.release(s.writes, env)
             else:
-                self.exec_stmt(link_stmt, env, lambda: READY.append(lambda: start(i + 1)))
+                self.exec_stmt(link_stmt, env, lambda: self.flow.ready.append(lambda: start(i + 1)))
         start(0)
 
-    def exec_Foreach(self, s: ast.Foreach, env: Env, done: Callback) -> None:
+    def exec_Foreach(self, s: ir.Foreach, env: Env, done: Callback) -> None:
         ForeachRun(self, s, env, done).start()
 
-    def exec_For(self, s: ast.For, env: Env, done: Callback) -> None:
+    def exec_For(self, s: ir.For, env: Env, done: Callback) -> None:
         ForRun(self, s, env, done).start()
 
     def map_path(self, path: str) -> str:
         """The name of a mapped file in the run's file layer (refused if it
         escapes a configured store's root)."""
-        return self.files.user_path(path)
+        return self.run.files.user_path(path)
 
 
-def _through_fields(expr: ast.Expr) -> bool:
+def _through_fields(expr: ir.Expr) -> bool:
     """Does `expr` reach its variable through struct fields only (no array index)?"""
-    while isinstance(expr, ast.Field):
+    while isinstance(expr, ir.Field):
         expr = expr.base
-    return isinstance(expr, ast.Name)
+    return isinstance(expr, ir.Var)
 
 
-def _target_name(target: ast.Expr) -> str:
+def _target_name(target: ir.Expr) -> str:
     node = target
-    while isinstance(node, (ast.Index, ast.Field)):
+    while isinstance(node, (ir.Index, ir.Field)):
         node = node.base
-    return f"{node.id}[...]" if isinstance(node, ast.Name) else ""
+    return f"{node.sym.name}[...]" if isinstance(node, ir.Var) else ""
 

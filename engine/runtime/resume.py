@@ -19,7 +19,7 @@ import sys
 from typing import Any, Optional
 
 from engine.observe.restart import RestartLog
-from engine.runtime.leaf import AppSpec
+from engine.task.contract import AppSpec
 
 
 class TaskCache:

@@ -4,8 +4,11 @@
 - `when_deep_closed` waits until a value and everything inside it is closed;
 - `to_python` turns a closed value into plain Python data for builtins;
 - `from_python` turns a builtin's result back into futures;
-- `link` makes one value the copy of another once that one is closed
-  (scalars are set, files shared or copied, containers copied element-wise).
+- `ValueOps` does what waits or touches files, for one run (its dataflow and
+  file layer): `when_deep_closed`, `resolve` a reference, `deliver` a builtin's
+  result, `place_file`, and `link`, which makes one value the copy of another
+  once that one is closed (scalars are set, files shared or copied, containers
+  copied element-wise).
 """
 
 from __future__ import annotations
@@ -13,16 +16,11 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from engine.errors import SwiftRuntimeError
-from engine.lang import ast
+from engine.lang import ir
 from engine.lang.types import FILE, FLOAT, URL, ArrayType, StructType, Type, base_of
-from engine.runtime.futures import (
-    ArrayFuture, Container, FileFuture, Future, StructFuture, UrlFuture, when_closed, when_path_known,
-)
+from engine.runtime.futures import ArrayFuture, Container, Dataflow, FileFuture, Future, StructFuture, UrlFuture
 
 Callback = Callable[[], None]
-
-# The run's file layer (`engine.runtime.store`): set by the engine at start.
-FILES: Any = None
 
 
 def new_value(t: Type, name: str = "", mapped: bool = False, owned: bool = True) -> Any:
@@ -50,13 +48,144 @@ def is_container_type(t: Type) -> bool:
     return isinstance(base_of(t), (ArrayType, StructType))
 
 
-def resolve(handle: Any, t: Type, callback: Callable[[Any], None], node: Optional[ast.Node] = None) -> None:
-    """Call `callback(value)` with the container behind a container-typed handle,
-    which may be a reference future (an element not inserted yet)."""
-    if is_container_type(t) and type(handle) is Future:
-        when_closed((handle,), lambda: callback(handle.value), node)
-    else:
-        callback(handle)
+class ValueOps:
+    """What moves values between futures in one run: it waits in the run's dataflow and
+    puts files in the run's file layer (`engine.runtime.store`)."""
+
+    def __init__(self, flow: Dataflow, files: Any) -> None:
+        self.flow = flow
+        self.files = files
+
+    def resolve(self, handle: Any, t: Type, callback: Callable[[Any], None], node: Optional[ir.Node] = None) -> None:
+        """Call `callback(value)` with the container behind a container-typed handle,
+        which may be a reference future (an element not inserted yet)."""
+        if is_container_type(t) and type(handle) is Future:
+            self.flow.when_closed((handle,), lambda: callback(handle.value), node)
+        else:
+            callback(handle)
+
+    def when_deep_closed(self, items: list[Any], callback: Callback, node: Optional[ir.Node] = None) -> None:
+        """Run `callback` once every item and all it contains are closed."""
+        def step() -> None:
+            pending: list[Any] = []
+            for item in items:
+                _open_parts(item, pending)
+            if pending:
+                self.flow.when_closed(pending, step, node)
+            else:
+                callback()
+        step()
+
+    def deliver(self, value: Any, dest: Any, t: Type, fresh_files: set[str]) -> None:
+        """Store a builtin's result into `dest` and release the producer's write reference.
+
+        A file result is either a local file the builtin just wrote (in
+        `fresh_files`: it is moved into the run's file layer) or the path of an
+        existing file (`input_file`, `glob`)."""
+        bt = base_of(t)
+        if isinstance(dest, ArrayFuture):
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for k, v in items:
+                dest.insert(k, from_python(v, bt.elem))
+            dest.decr()
+        elif isinstance(dest, FileFuture):
+            fresh = value in fresh_files
+            self.place_file(value, dest, local=fresh)
+        elif isinstance(dest, StructFuture):
+            raise SwiftRuntimeError("internal error: library function returned a struct (please report)")
+        elif bt == FLOAT and isinstance(value, int) and not isinstance(value, bool):
+            dest.set(float(value))  # one impl serves int and float overloads (e.g. sum of [])
+        else:
+            dest.set(value)
+
+    def place_file(self, src: str, dest: FileFuture, local: bool = False, done: Optional[Callback] = None) -> None:
+        """Make `dest` hold the file `src`: a path in the run's file layer, or
+        (`local`) a local file just written, which is moved in.
+
+        An unmapped `dest` shares the source's path; a mapped one gets a copy at
+        its own path (atomically: the store or a temp name + rename)."""
+        files = self.files
+        if not dest.mapped:
+            if local and files.mode != "posix":
+                path = files.new_temp()
+                files.publish(src, path, move=True)
+                src = path
+            dest.close_at(src)
+            if done:
+                done()
+            return
+
+        def finish() -> None:
+            assert dest.path is not None
+            if isinstance(dest, UrlFuture):
+                pass  # a URL names a remote object: nothing is copied (§12)
+            elif local:
+                files.publish(src, dest.path, move=True)
+            elif dest.path != src:
+                files.copy(src, dest.path)
+            dest.set(dest.path)
+            if done:
+                done()
+        self.flow.when_path_known((dest,), finish)
+
+    def link(self, src: Any, dest: Any, t: Type, done: Optional[Callback] = None,
+             node: Optional[ir.Node] = None) -> None:
+        """`dest = src`: make `dest` a copy of `src` once it is closed.
+
+        A container `dest` loses one write reference when the copy is complete
+        (the assigning statement's)."""
+        if isinstance(dest, Container):
+            self.resolve(src, t, lambda container: self._copy_container(container, dest, t, done, node), node)
+            return
+        if isinstance(dest, FileFuture):
+            self.flow.when_closed((src,), lambda: self.place_file(src.value, dest, done=done), node)
+            return
+        if src.closed:
+            dest.set(src.value)
+            if done:
+                done()
+            return
+
+        def copy_scalar() -> None:
+            dest.set(src.value)
+            if done:
+                done()
+        self.flow.when_closed((src,), copy_scalar, node)
+
+    def _copy_container(self, src: Container, dest: Container, t: Type, done: Optional[Callback],
+                        node: Optional[ir.Node]) -> None:
+        def copy_array() -> None:
+            assert isinstance(src, ArrayFuture) and isinstance(dest, ArrayFuture)
+            dest.assign_whole(src.elems)
+            dest.decr()
+            if done:
+                done()
+
+        def copy_struct() -> None:
+            self.copy_closed_struct(src, dest)
+            dest.decr()
+            if done:
+                done()
+
+        if isinstance(src, ArrayFuture):
+            self.flow.when_closed((src,), copy_array, node)
+        else:
+            self.when_deep_closed([src], copy_struct, node)
+
+    def copy_closed_struct(self, src: Any, dest: Any) -> None:
+        """Copy a deeply closed struct field by field into `dest`'s own fields."""
+        for fname, value in src.fields.items():
+            target = dest.fields[fname]
+            if isinstance(target, ArrayFuture):
+                for k, v in value.elems.items():
+                    target.insert(k, v)
+            elif isinstance(target, StructFuture):
+                self.copy_closed_struct(value, target)
+            elif isinstance(target, FileFuture):
+                self.place_file(value.value, target)
+            else:
+                target.set(value.value)
+
 
 
 def _open_parts(obj: Any, out: list[Any]) -> None:
@@ -71,19 +200,6 @@ def _open_parts(obj: Any, out: list[Any]) -> None:
     elif isinstance(obj, StructFuture):
         for elem in obj.fields.values():
             _open_parts(elem, out)
-
-
-def when_deep_closed(items: list[Any], callback: Callback, node: Optional[ast.Node] = None) -> None:
-    """Run `callback` once every item and all it contains are closed."""
-    def step() -> None:
-        pending: list[Any] = []
-        for item in items:
-            _open_parts(item, pending)
-        if pending:
-            when_closed(pending, step, node)
-        else:
-            callback()
-    step()
 
 
 def to_python(obj: Any, shallow: bool = False) -> Any:
@@ -116,116 +232,3 @@ def from_python(value: Any, t: Type, name: str = "") -> Any:
     return Future.of(value, name)
 
 
-def deliver(value: Any, dest: Any, t: Type, fresh_files: set[str]) -> None:
-    """Store a builtin's result into `dest` and release the producer's write reference.
-
-    A file result is either a local file the builtin just wrote (in
-    `fresh_files`: it is moved into the run's file layer) or the path of an
-    existing file (`input_file`, `glob`)."""
-    bt = base_of(t)
-    if isinstance(dest, ArrayFuture):
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        for k, v in items:
-            dest.insert(k, from_python(v, bt.elem))
-        dest.decr()
-    elif isinstance(dest, FileFuture):
-        fresh = value in fresh_files
-        place_file(value, dest, local=fresh)
-    elif isinstance(dest, StructFuture):
-        raise SwiftRuntimeError("internal error: library function returned a struct (please report)")
-    elif bt == FLOAT and isinstance(value, int) and not isinstance(value, bool):
-        dest.set(float(value))  # one impl serves int and float overloads (e.g. sum of [])
-    else:
-        dest.set(value)
-
-
-def place_file(src: str, dest: FileFuture, local: bool = False, done: Optional[Callback] = None) -> None:
-    """Make `dest` hold the file `src`: a path in the run's file layer, or
-    (`local`) a local file just written, which is moved in.
-
-    An unmapped `dest` shares the source's path; a mapped one gets a copy at
-    its own path (atomically: the store or a temp name + rename)."""
-    files = FILES
-    if not dest.mapped:
-        if local and files.mode != "posix":
-            path = files.new_temp()
-            files.publish(src, path, move=True)
-            src = path
-        dest.close_at(src)
-        if done:
-            done()
-        return
-
-    def finish() -> None:
-        assert dest.path is not None
-        if isinstance(dest, UrlFuture):
-            pass  # a URL names a remote object: nothing is copied (§12)
-        elif local:
-            files.publish(src, dest.path, move=True)
-        elif dest.path != src:
-            files.copy(src, dest.path)
-        dest.set(dest.path)
-        if done:
-            done()
-    when_path_known((dest,), finish)
-
-
-def link(src: Any, dest: Any, t: Type, done: Optional[Callback] = None,
-         node: Optional[ast.Node] = None) -> None:
-    """`dest = src`: make `dest` a copy of `src` once it is closed.
-
-    A container `dest` loses one write reference when the copy is complete
-    (the assigning statement's)."""
-    if isinstance(dest, Container):
-        resolve(src, t, lambda container: _copy_container(container, dest, t, done, node), node)
-        return
-    if isinstance(dest, FileFuture):
-        when_closed((src,), lambda: place_file(src.value, dest, done=done), node)
-        return
-    if src.closed:
-        dest.set(src.value)
-        if done:
-            done()
-        return
-
-    def copy_scalar() -> None:
-        dest.set(src.value)
-        if done:
-            done()
-    when_closed((src,), copy_scalar, node)
-
-
-def _copy_container(src: Container, dest: Container, t: Type, done: Optional[Callback],
-                    node: Optional[ast.Node]) -> None:
-    def copy_array() -> None:
-        assert isinstance(src, ArrayFuture) and isinstance(dest, ArrayFuture)
-        dest.assign_whole(src.elems)
-        dest.decr()
-        if done:
-            done()
-
-    def copy_struct() -> None:
-        _copy_closed_struct(src, dest)
-        dest.decr()
-        if done:
-            done()
-
-    if isinstance(src, ArrayFuture):
-        when_closed((src,), copy_array, node)
-    else:
-        when_deep_closed([src], copy_struct, node)
-
-
-def _copy_closed_struct(src: Any, dest: Any) -> None:
-    """Copy a deeply closed struct field by field into `dest`'s own fields."""
-    for fname, value in src.fields.items():
-        target = dest.fields[fname]
-        if isinstance(target, ArrayFuture):
-            for k, v in value.elems.items():
-                target.insert(k, v)
-        elif isinstance(target, StructFuture):
-            _copy_closed_struct(value, target)
-        elif isinstance(target, FileFuture):
-            place_file(value.value, target)
-        else:
-            target.set(value.value)

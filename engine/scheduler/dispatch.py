@@ -15,7 +15,6 @@ workers start at once instead of when the runtime next polls.
 from __future__ import annotations
 
 import heapq
-import importlib
 import random
 import time
 from typing import Callable, Sequence
@@ -28,14 +27,10 @@ from engine.scheduler.events import (
 from engine.scheduler.policy import Placement
 from engine.scheduler.protocol import STOP_MESSAGE, Transport, events_from, run_message
 from engine.scheduler.state import SchedulerState
-from engine.scheduler.task import Completion, Task
-from engine.scheduler.worker import DEFAULT_RUNNER
+from engine.scheduler.worker import Runner
+from engine.task.contract import Completion, Task
 
-# Transports by name, imported only when chosen (the MPI one needs mpi4py).
-TRANSPORTS = {
-    "local": "engine.scheduler.local:LocalTransport",
-    "mpi": "engine.scheduler.mpi:MPITransport",
-}
+TRANSPORTS = ("local", "mpi")
 PUMP_S = 0.002
 # While every worker has work queued (`SchedulerState.slack`), results are
 # taken in after at most this share of the slack, and never later than
@@ -44,19 +39,6 @@ PUMP_S = 0.002
 # tasks that end sooner than estimated.
 SETTLE_SHARE = 0.5
 SETTLE_CAP_S = 0.01
-# What a Scheduler created without a transport uses: the MPI launcher switches
-# the engine rank to "mpi", so the runtime needs no transport option of its own.
-_default_transport = "local"
-
-
-def set_default_transport(name: str) -> None:
-    """Make `name` the transport of every `Scheduler` created without one from now on."""
-    global _default_transport
-    if name not in TRANSPORTS:
-        raise ValueError(f"unknown transport {name!r}")
-    _default_transport = name
-
-
 class SchedulerAborted(SwiftRuntimeError):
     """The run cannot continue (every worker is gone)."""
 
@@ -68,15 +50,14 @@ class Scheduler:
         self,
         workers: int,
         *,
-        transport: str | None = None,
-        runner: str = DEFAULT_RUNNER,
+        runner: Runner,
+        transport: str = "local",
         nodes: Sequence[str] | None = None,
         locate: Callable[[str], Sequence[str]] | None = None,
         rng: random.Random | None = None,
         on_dispatch: Callable[[Sequence[Task], int, str], None] | None = None,
     ) -> None:
-        chosen = transport or _default_transport
-        self._transport: Transport = _transport_class(chosen)(workers, runner, nodes)
+        self._transport: Transport = _transport_class(transport)(workers, runner, nodes)
         self._workers = workers
         self._state = SchedulerState(placement=Placement(locate), rng=rng)
         self._started = False
@@ -206,12 +187,16 @@ class Scheduler:
 
 
 def _transport_class(name: str) -> type:
-    spec = TRANSPORTS.get(name)
-    if spec is None:
-        choices = ", ".join(sorted(TRANSPORTS))
-        raise UsageError(f"unknown transport {name!r}; choose one of {choices}")
-    module_name, _, attribute = spec.partition(":")
+    """The transport named `name`, imported only when chosen (the MPI one needs mpi4py)."""
+    if name not in TRANSPORTS:
+        raise UsageError(f"unknown transport {name!r}; choose one of {', '.join(TRANSPORTS)}")
     try:
-        return getattr(importlib.import_module(module_name), attribute)
+        if name == "mpi":
+            from engine.scheduler.mpi import MPITransport
+
+            return MPITransport
+        from engine.scheduler.local import LocalTransport
+
+        return LocalTransport
     except ImportError as exc:
         raise UsageError(f"the {name!r} transport is not available: {exc}") from exc

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Union
 
-from engine.scheduler.task import Completion, Task
+from engine.task.contract import Completion, Task
 
 # --------------------------------------------------------------------- events
 

@@ -180,14 +180,13 @@ def mismatch(launcher: Launcher | None, library: str) -> str | None:
 
 
 def _join(args: argparse.Namespace, launcher: Launcher | None) -> int | None:
-    """Become a rank of the MPI job: rank 0 returns None (go on as the engine)."""
-    from engine.scheduler.dispatch import set_default_transport
-
+    """Become a rank of the MPI job: rank 0 returns None (go on as the engine, with the MPI
+    transport and the job's size)."""
     world = join(launcher)
     if isinstance(world, int):
         return world
     args.processes = world.size
-    set_default_transport("mpi")
+    args.transport = "mpi"
     return None
 
 
@@ -266,12 +265,8 @@ def _refuse(problem: str, launcher: Launcher | None) -> int:
 def _serve(world: World) -> int:
     """A worker rank's whole part: serve until released, then finalize and return 0."""
     from engine.scheduler import mpi
-    from engine.scheduler.worker import DEFAULT_RUNNER
 
     try:
-        # Import the task runner now, while rank 0 compiles the script, rather
-        # than when the first task arrives.
-        importlib.import_module(DEFAULT_RUNNER.partition(":")[0])
         released = mpi.serve_rank(world)
     except SystemExit as stop:  # SIGTERM: apps already killed by the worker's handler
         _leave(stop.code if isinstance(stop.code, int) else EXIT_RUNTIME)

@@ -34,10 +34,10 @@ import psutil
 
 from engine.scheduler.lifetime import die_with_parent, guard_apps, kill_carriers
 from engine.scheduler.protocol import STOP, STOP_MESSAGE, Incoming, WorkerGone
-from engine.scheduler.worker import node_name, serve
+from engine.scheduler.worker import Runner, node_name, serve
 
 
-def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, runner: str,
+def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, runner: Runner,
                  node: str, token: str) -> None:
     """Entry point of a forked worker process."""
     # Engine-side ends of earlier workers' pipes came along with the fork;
@@ -54,7 +54,7 @@ def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, 
 class LocalTransport:
     """N forked worker processes speaking the wire protocol over pipes."""
 
-    def __init__(self, workers: int, runner: str, nodes: Sequence[str] | None = None,
+    def __init__(self, workers: int, runner: Runner, nodes: Sequence[str] | None = None,
                  stop_wait_s: float = 30.0, grace_s: float = 2.0) -> None:
         if workers < 1:
             raise ValueError(f"need at least one worker, not {workers}")

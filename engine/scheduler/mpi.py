@@ -30,7 +30,7 @@ from engine.scheduler.protocol import DONE, STOP, STOP_MESSAGE, Incoming
 class MPITransport:
     """The worker ranks 1..N-1 as the scheduler's workers (worker id = rank - 1)."""
 
-    def __init__(self, workers: int, runner: str, nodes: Sequence[str] | None = None,
+    def __init__(self, workers: int, runner: worker_loop.Runner, nodes: Sequence[str] | None = None,
                  stop_wait_s: float = 30.0, start_wait_s: float = 120.0) -> None:
         world = current()
         if world.rank != 0:
@@ -104,7 +104,8 @@ def serve_rank(world: World) -> bool:
     # On a cluster every host has a name of its own, which is the node's name.
     home_node = os.environ.get("SWIFTCLOUD_NODE") or (
         socket.gethostname() if os.environ.get("SWIFTCLOUD_NODE_FROM_HOST") else None)
-    signal.signal(CANCEL_SIGNAL, lambda signum, frame: worker_loop.cancel())
+    active: list[worker_loop.Worker] = []  # this session's worker loop, for the cancel signal
+    signal.signal(CANCEL_SIGNAL, lambda signum, frame: [session.cancel() for session in active])
     guard_apps()  # if the launcher kills this rank outright, its apps go too
     # Ctrl-C reaches every rank; rank 0 decides what stops (a handler, not SIG_IGN,
     # which apps would inherit).
@@ -140,7 +141,8 @@ def serve_rank(world: World) -> bool:
                 _, runner, node = message
                 _set_node(node or home_node)
                 send((READY, me, worker_loop.node_name()))
-                worker_loop.serve(receive, send, me, runner)
+                active[:] = [worker_loop.Worker(runner)]
+                active[0].serve(receive, send, me)
                 if lost:  # serve() returns quietly when its engine is gone
                     return False
                 send((STOPPED, me))

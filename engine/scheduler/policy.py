@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Collection, Iterator, Sequence
 
-from engine.scheduler.task import Task
+from engine.task.contract import Task
 
 Locate = Callable[[str], Sequence[str]]
 

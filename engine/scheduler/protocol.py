@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Protocol, Union
 
 from engine.scheduler.events import Event, TaskErred, TaskFinished, WorkerLost
-from engine.scheduler.task import Task
+from engine.task.contract import Task
 
 RUN = "run"
 STOP = "stop"
@@ -72,7 +72,7 @@ def events_from(item: Incoming) -> list[Event]:
 class Transport(Protocol):
     """How the `Scheduler` facade reaches its workers.
 
-    Implementations take `(workers: int, runner: str, nodes: Sequence[str] | None)`
+    Implementations take `(workers: int, runner: Runner, nodes: Sequence[str] | None)`
     as constructor arguments and run `worker.serve` at the other end.
     """
 

@@ -32,7 +32,7 @@ from engine.scheduler.events import (
 from engine.scheduler.policy import (
     Affinity, Backoff, Batching, DurationEstimates, Placement, ReadyQueue, Verdict,
 )
-from engine.scheduler.task import Completion, Task
+from engine.task.contract import Completion, Task
 
 # How many ready tasks one batch decision may pass over (leaving them for
 # better-placed workers) beyond the batch size itself.

@@ -45,7 +45,7 @@ from storage_adapters.paths import is_temp_name
 from storage_adapters.wholefile import WholeFileTransfers
 
 if TYPE_CHECKING:
-    from storage_adapters.config import StorageSettings
+    from storage_adapters.settings import StorageSettings
 
 MODES = ("staging", "shared")
 LOCATION_TIMEOUT = 0.5

@@ -41,7 +41,7 @@ from storage_adapters.mosastore.rpc import Pool
 from storage_adapters.paths import temp_sibling
 
 if TYPE_CHECKING:
-    from storage_adapters.config import StorageSettings
+    from storage_adapters.settings import StorageSettings
 
 
 class MosaStoreAdapter(LocalAdapter):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
-import socket
 import threading
 import time
 from typing import Any

@@ -124,7 +124,7 @@ def start(state_dir: str) -> ServiceRecord:
 def create_bucket(record: ServiceRecord, bucket: str, endpoint_url: str | None = None) -> None:
     """Create `bucket` on the MinIO of `record` (reached at `endpoint_url`, else the one it
     records) if it is not there yet."""
-    from storage_adapters.s3 import make_client
+    from storage_adapters.s3client import make_client
 
     client = make_client(endpoint_url or record.info["endpoint_url"], record.secrets["access_key"],
                          record.secrets["secret_key"])

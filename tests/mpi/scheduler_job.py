@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from engine.scheduler import launch
 from engine.scheduler.dispatch import Scheduler, SchedulerAborted
-from engine.scheduler.task import Completion, Task
+from engine.task.contract import Completion, Task
 from tests.scheduler.runners import RUNNER
 
 

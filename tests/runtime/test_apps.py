@@ -16,8 +16,17 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.runtime.leaf import AppSpec, BuiltinCall, run_leaf
-from engine.scheduler.task import LeafError
+from engine.task.contract import AppSpec, BuiltinCall, LeafError
+from engine.task.run import TaskRunner
+
+
+def _runner() -> TaskRunner:
+    from engine.runtime.builtins import BUILTINS, SimpleContext
+
+    return TaskRunner({name: builtin.impl for name, builtin in BUILTINS.items()}, SimpleContext)
+
+
+run_leaf = _runner()
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -162,8 +171,10 @@ def test_sigterm_kills_the_apps_process_group(tmp_path: Path, app_stderr: str) -
     script = f"{close}sleep 60 & echo $$ $! > {pids}.tmp; mv {pids}.tmp {pids}; wait"
     worker_code = textwrap.dedent(
         f"""
-        from engine.runtime.leaf import AppSpec, run_leaf
-        run_leaf(AppSpec(argv=("sh", "-c", {script!r})))
+        from engine.runtime.builtins import SimpleContext
+        from engine.task.contract import AppSpec
+        from engine.task.run import TaskRunner
+        TaskRunner({{}}, SimpleContext)(AppSpec(argv=("sh", "-c", {script!r})))
         """
     )
     worker = subprocess.Popen([sys.executable, "-c", worker_code], cwd=REPO)
@@ -190,8 +201,9 @@ def test_an_attempt_whose_worker_died_never_publishes(tmp_path: Path) -> None:
     appears under the mapped name, so it cannot overwrite a retry's (issue 16 item 1)."""
     pid_file, target = tmp_path / "pid", tmp_path / "result.txt"
     script = f'echo $$ > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; sleep 1; echo late > "$1"'
-    worker_code = ("from engine.runtime.leaf import AppSpec, run_leaf\n"
-                   f"run_leaf(AppSpec(argv=('sh', '-c', {script!r}, 'x', {str(target)!r}), outputs=({str(target)!r},)))\n")
+    worker_code = ("from engine.runtime.builtins import SimpleContext\n"
+                   "from engine.task.contract import AppSpec\nfrom engine.task.run import TaskRunner\n"
+                   f"TaskRunner({{}}, SimpleContext)(AppSpec(argv=('sh', '-c', {script!r}, 'x', {str(target)!r}), outputs=({str(target)!r},)))\n")
     worker = subprocess.Popen([sys.executable, "-c", worker_code], cwd=REPO)
     try:
         deadline = time.monotonic() + 20

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.runtime.builtins.atomic import commit, forget_listings, name_beside, temp_beside
+from engine.task.atomic import Publisher, name_beside, temp_beside
+
+PUBLISHER = Publisher()
 
 
 def _publish(target: Path, data: bytes) -> None:
     temp = temp_beside(str(target))
     Path(temp).write_bytes(data)
-    commit(temp, str(target))
+    PUBLISHER.commit(temp, str(target))
 
 
 def test_stale_temporaries_of_the_target_go_others_stay(tmp_path: Path) -> None:
-    forget_listings()
+    PUBLISHER.forget_listings()
     crashed = Path(temp_beside(str(tmp_path / "a.txt")))
     crashed_ext = Path(name_beside(str(tmp_path / "a.txt")))
     crashed_ext.write_bytes(b"half")
@@ -26,13 +28,13 @@ def test_stale_temporaries_of_the_target_go_others_stay(tmp_path: Path) -> None:
 
 
 def test_a_temporary_made_after_the_listing_goes_once_listings_are_forgotten(tmp_path: Path) -> None:
-    forget_listings()
+    PUBLISHER.forget_listings()
     _publish(tmp_path / "first.txt", b"1")  # the directory is listed now
     lost = Path(name_beside(str(tmp_path / "late.txt")))
     lost.write_bytes(b"half")  # an attempt lost with its worker
     _publish(tmp_path / "late.txt", b"retry")
     assert lost.exists()  # the cached listing predates it: a writer that may still be running
-    forget_listings()  # what the worker does before a retry
+    PUBLISHER.forget_listings()  # what the worker does before a retry
     lost_again = Path(name_beside(str(tmp_path / "late.txt")))
     lost_again.write_bytes(b"half")
     _publish(tmp_path / "late.txt", b"retry")

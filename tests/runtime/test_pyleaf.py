@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from engine.runtime.builtins import BUILTINS, SimpleContext
-from engine.runtime.leaf import BuiltinCall, PythonSpec, run_leaf
-from engine.scheduler.task import LeafError
+from engine.task.contract import BuiltinCall, LeafError, PythonSpec
+from engine.task.run import TaskRunner
+
+
+run_leaf = TaskRunner({name: builtin.impl for name, builtin in BUILTINS.items()}, SimpleContext)
 
 
 def run(code: str, expr: str = '""', persist: bool = False, exceptions_are_errors: bool = True) -> str:

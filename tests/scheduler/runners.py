@@ -1,7 +1,9 @@
-"""Task runners for the scheduler tests, loaded by forked workers as "module:function".
+"""The task runner of the scheduler tests: `RUNNER`, whose payload `(name, argument)` calls the
+function of that name here with the argument.
 
-Each takes the task payload. Cross-attempt state (failure counters, crash
-markers) lives in files, since attempts may run in different processes.
+It travels to workers like the engine's own runner (inherited by forked workers,
+pickled to MPI ranks). Cross-attempt state (failure counters, crash markers)
+lives in files, since attempts may run in different processes.
 """
 
 from __future__ import annotations
@@ -11,19 +13,31 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from engine.scheduler.task import LeafError
-from engine.scheduler.worker import on_terminate
-
-
-def call(payload: tuple[str, Any]) -> Any:
-    """The runner the tests give workers: `(name, argument)` calls the function of that name."""
-    name, argument = payload
-    return globals()[name](argument)
+from engine.task.contract import LeafError
 
 
-RUNNER = f"{__name__}:call"
+class Calls:
+    """The runner the tests give workers; like the engine's, it kills what its tasks started
+    when the worker is terminated (`terminate`), for those that registered it."""
+
+    def __init__(self) -> None:
+        self.cleanups: list[Callable[[], None]] = []
+
+    def __call__(self, payload: tuple[str, Any]) -> Any:
+        name, argument = payload
+        if name == "app_then_hang":
+            return app_then_hang(argument, self.cleanups)
+        return globals()[name](argument)
+
+    def terminate(self) -> None:
+        for cleanup in list(self.cleanups):
+            cleanup()
+
+
+RUNNER = Calls()
+call = RUNNER
 
 
 def noop(payload: Any) -> Any:
@@ -95,16 +109,16 @@ def where(payload: Any) -> tuple[str, int]:
     return os.environ["SWIFTCLOUD_NODE"], os.getpid()
 
 
-def app_then_hang(payload: str) -> None:
+def app_then_hang(payload: str, cleanups: list[Callable[[], None]]) -> None:
     """Start a long child process like an app runner would (registering its cleanup),
     write its pid to `payload/<worker pid>`, then wait for it."""
     child = subprocess.Popen(["sleep", "300"])
-    unregister = on_terminate(child.kill)
+    cleanups.append(child.kill)
     Path(payload, str(os.getpid())).write_text(str(child.pid))
     try:
         child.wait()
     finally:
-        unregister()
+        cleanups.remove(child.kill)
 
 
 def detached_child(payload: str) -> None:

@@ -10,7 +10,7 @@ import psutil
 import pytest
 
 from engine.scheduler.dispatch import Scheduler, SchedulerAborted
-from engine.scheduler.task import Completion, Task
+from engine.task.contract import Completion, Task
 
 from .runners import RUNNER
 
@@ -189,4 +189,4 @@ def test_an_unknown_transport_is_a_usage_error() -> None:
     from engine.errors import UsageError
 
     with pytest.raises(UsageError, match="unknown transport 'carrier-pigeon'"):
-        Scheduler(1, transport="carrier-pigeon")
+        Scheduler(1, runner=RUNNER, transport="carrier-pigeon")

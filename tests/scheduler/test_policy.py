@@ -7,7 +7,7 @@ import random
 from engine.scheduler.policy import (
     Affinity, Backoff, DurationEstimates, Placement, ReadyQueue, Verdict,
 )
-from engine.scheduler.task import Task
+from engine.task.contract import Task
 
 
 def test_ready_queue_orders_by_priority_then_fifo_and_requeues_at_the_front() -> None:

@@ -15,7 +15,7 @@ from engine.scheduler.events import (
 )
 from engine.scheduler.policy import Batching, Placement
 from engine.scheduler.state import SchedulerState, TaskState
-from engine.scheduler.task import Completion, Task
+from engine.task.contract import Completion, Task
 
 LONG = 2.0
 TINY = 1e-5

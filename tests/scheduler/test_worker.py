@@ -14,8 +14,8 @@ from typing import Any, Iterator
 import pytest
 
 from engine.scheduler.protocol import DONE, STOP_MESSAGE
-from engine.scheduler.task import LeafError
-from engine.scheduler.worker import before_retry, node_name, on_terminate, serve
+from engine.task.contract import LeafError
+from engine.scheduler.worker import node_name, serve
 
 from . import runners
 
@@ -86,11 +86,13 @@ def test_an_unpicklable_result_becomes_an_error_and_spares_its_batch_mates() -> 
     assert "its result cannot be sent back" in results[1][2]
 
 
-def test_a_runner_that_cannot_be_loaded_fails_each_task() -> None:
-    results = results_of(run_batches([(0, None), (1, None)], runner="no.such.module:run"))
+def test_a_runner_that_breaks_fails_each_task() -> None:
+    def broken_runner(payload: Any) -> None:
+        raise ImportError("no module named 'no.such.module'")
+
+    results = results_of(run_batches([(0, None), (1, None)], runner=broken_runner))
     assert [r[0] for r in results] == [0, 1]
-    assert all(not r[1] and "cannot load the task runner 'no.such.module:run'" in r[2]
-               for r in results)
+    assert all(not r[1] and "internal error in task" in r[2] and "no.such.module" in r[2] for r in results)
 
 
 def test_the_loop_ends_when_the_engine_goes_away() -> None:
@@ -104,15 +106,16 @@ def test_sigterm_runs_registered_cleanups_then_exits(tmp_path: Path) -> None:
     flag = tmp_path / "cleaned"
     started = tmp_path / "started"
 
-    def hang(payload: Any) -> None:
-        on_terminate(lambda: flag.write_text("yes"))
-        unregister = on_terminate(lambda: flag.write_text("must not run"))
-        unregister()
-        started.write_text("")
-        time.sleep(30)
+    class Hang:
+        def __call__(self, payload: Any) -> None:
+            started.write_text("")
+            time.sleep(30)
+
+        def terminate(self) -> None:
+            flag.write_text("yes")
 
     def child(conn: Any) -> None:
-        serve(conn.recv, conn.send, 0, hang)
+        serve(conn.recv, conn.send, 0, Hang())
 
     ours, theirs = multiprocessing.get_context("fork").Pipe()
     process = multiprocessing.get_context("fork").Process(target=child, args=(theirs,))
@@ -136,11 +139,12 @@ def test_node_name_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
 
 def test_a_retry_attempt_runs_the_retry_hooks_first() -> None:
     calls: list[str] = []
-    unregister = before_retry(lambda: calls.append("hook"))
-    try:
-        run_batches([(1, ("noop", 1))])
-        assert calls == []
-        run_batches([(2, ("noop", 2)), (3, ("noop", 3))], attempt=2)
-        assert calls == ["hook", "hook"]
-    finally:
-        unregister()
+
+    class Retrying(runners.Calls):
+        def before_retry(self) -> None:
+            calls.append("hook")
+
+    run_batches([(1, ("noop", 1))], runner=Retrying())
+    assert calls == []
+    run_batches([(2, ("noop", 2)), (3, ("noop", 3))], runner=Retrying(), attempt=2)
+    assert calls == ["hook", "hook"]

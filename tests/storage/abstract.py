@@ -18,6 +18,7 @@ import pytest
 
 from storage_adapters.base import DIRECTORY, FILE, StorageAdapter
 from storage_adapters.errors import StoragePathError
+from storage_adapters.staging import stage_in, stage_out
 
 from .conftest import LargeFile, sha256_of
 
@@ -218,8 +219,8 @@ class PathEscapeTests:
             lambda: adapter.rm(bad),
             lambda: adapter.ls(bad),
             lambda: adapter.rename("inside.txt", bad),
-            lambda: adapter.stage_in([bad], str(tmp_path / "scratch")),
-            lambda: adapter.stage_out({source: bad}),
+            lambda: stage_in(adapter, [bad], str(tmp_path / "scratch")),
+            lambda: stage_out(adapter, {source: bad}),
         ):
             with pytest.raises(StoragePathError):
                 operation()
@@ -236,7 +237,7 @@ class StagingTests:
         adapter.pipe("in/a.txt", b"alpha")
         adapter.pipe("in/b/b.txt", b"beta")
         scratch = tmp_path / "scratch"
-        local = adapter.stage_in(["in/a.txt", "in/b/b.txt", "in/a.txt"], str(scratch))
+        local = stage_in(adapter, ["in/a.txt", "in/b/b.txt", "in/a.txt"], str(scratch))
         assert sorted(local) == ["in/a.txt", "in/b/b.txt"]
         assert Path(local["in/a.txt"]).read_bytes() == b"alpha"
         assert Path(local["in/b/b.txt"]).read_bytes() == b"beta"
@@ -249,27 +250,27 @@ class StagingTests:
         adapter.pipe("present.txt", b"here")
         scratch = tmp_path / "scratch"
         with pytest.raises(FileNotFoundError):
-            adapter.stage_in(["present.txt", "absent.txt"], str(scratch))
+            stage_in(adapter, ["present.txt", "absent.txt"], str(scratch))
         leftovers = [p for p in scratch.rglob("*") if p.is_file()] if scratch.exists() else []
         assert leftovers == []
 
     def test_stage_out_publishes_outputs_of_a_successful_task(self, adapter: StorageAdapter, tmp_path: Path) -> None:
         first = write_local(tmp_path / "work" / "o1.txt", b"one")
         second = write_local(tmp_path / "work" / "o2.txt", b"two!")
-        pushed = adapter.stage_out({first: "results/o1.txt", second: "results/deep/o2.txt"}, succeeded=True)
+        pushed = stage_out(adapter, {first: "results/o1.txt", second: "results/deep/o2.txt"}, succeeded=True)
         assert pushed == 7
         assert adapter.cat("results/o1.txt") == b"one"
         assert adapter.cat("results/deep/o2.txt") == b"two!"
 
     def test_stage_out_of_a_failed_task_pushes_nothing(self, adapter: StorageAdapter, tmp_path: Path) -> None:
         output = write_local(tmp_path / "o.txt", b"junk")
-        assert adapter.stage_out({output: "results/o.txt"}, succeeded=False) == 0
+        assert stage_out(adapter, {output: "results/o.txt"}, succeeded=False) == 0
         assert not adapter.exists("results/o.txt")
 
     def test_stage_out_with_a_missing_output_pushes_nothing(self, adapter: StorageAdapter, tmp_path: Path) -> None:
         present = write_local(tmp_path / "made.txt", b"made")
         with pytest.raises(FileNotFoundError, match="did not produce"):
-            adapter.stage_out({present: "r/made.txt", str(tmp_path / "forgot.txt"): "r/forgot.txt"})
+            stage_out(adapter, {present: "r/made.txt", str(tmp_path / "forgot.txt"): "r/forgot.txt"})
         assert not adapter.exists("r/made.txt")
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from storage_adapters.s3 import MB, S3Adapter, make_client
+from storage_adapters.s3 import MB, S3Adapter
+from storage_adapters.s3client import make_client
 from storage_adapters.services.common import ServiceRecord
 
 from .abstract import StorageConformance

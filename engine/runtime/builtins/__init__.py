@@ -8,6 +8,8 @@ as `impl(ctx, *args)`, the module that makes it visible, and where it runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.runtime.builtins import (
     assertions,
     convert,
@@ -40,4 +42,9 @@ def _collect() -> dict[str, Builtin]:
 BUILTINS: dict[str, Builtin] = _collect()
 CONSTANTS: dict[str, tuple[str, object, str]] = {**mathlib.CONSTANTS, **sysargs.CONSTANTS}
 
-__all__ = ["BUILTINS", "CONSTANTS", "Builtin", "BuiltinContext", "SimpleContext"]
+__all__ = ["BUILTINS", "CONSTANTS", "Builtin", "BuiltinContext", "SimpleContext", "worker_builtins"]
+
+
+def worker_builtins() -> dict[str, Callable[..., object]]:
+    """The implementations of the builtins that run on workers, by name (a task runner's table)."""
+    return {name: builtin.impl for name, builtin in BUILTINS.items() if builtin.where == "worker"}

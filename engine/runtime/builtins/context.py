@@ -12,9 +12,11 @@ import sys
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from engine.runtime.builtins.globbing import tcl_glob
+from engine.task.atomic import Publisher
+from engine.task.pyleaf import new_namespace
 
 
 class BuiltinContext(Protocol):
@@ -25,6 +27,8 @@ class BuiltinContext(Protocol):
     rng: random.Random
     environ: Mapping[str, str]
     worker_count: int  # worker processes (ranks) of the run
+    python_namespace: dict[str, Any]  # python_persist's one namespace
+    publisher: Publisher  # puts files written here in place
 
     def write_stdout(self, text: str) -> None:
         """Write whole line(s) of program output, `text` ending in a newline."""
@@ -53,6 +57,8 @@ class SimpleContext:
     temp_dir: str | None = None
     stdout: TextIO | None = None
     worker_count: int = 1
+    python_namespace: dict[str, Any] = field(default_factory=new_namespace)
+    publisher: Publisher = field(default_factory=Publisher)
 
     def write_stdout(self, text: str) -> None:
         """Write `text` in one call and flush, so that lines from workers stay whole."""

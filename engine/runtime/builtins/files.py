@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from engine.errors import SwiftRuntimeError
 from engine.runtime.builtins import paths
-from engine.runtime.builtins.atomic import write_atomic
 from engine.runtime.builtins.context import BuiltinContext
 from engine.runtime.builtins.spec import Table
 
@@ -41,7 +40,7 @@ def write(ctx: BuiltinContext, text: str) -> str:
     """A new file holding exactly the UTF-8 bytes of `text`."""
     path = ctx.temp_path()
     try:
-        write_atomic(path, text.encode("utf-8"))
+        ctx.publisher.write(path, text.encode("utf-8"))
     except OSError as e:
         raise SwiftRuntimeError(f"write(): could not write file '{path}': {e.strerror}") from e
     return path
@@ -95,7 +94,7 @@ for _piece in (paths.basename, paths.dirname, paths.rootname, paths.extension):
 def _new_empty_file(ctx: BuiltinContext) -> str:
     path = ctx.temp_path()
     try:
-        write_atomic(path, b"")
+        ctx.publisher.write(path, b"")
     except OSError as e:
         raise SwiftRuntimeError(f"mktemp(): could not create '{path}': {e.strerror}") from e
     return path

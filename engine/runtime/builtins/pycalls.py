@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.runtime.builtins.context import BuiltinContext
 from engine.runtime.builtins.spec import Table
-from engine.runtime.pyleaf import run_code
+from engine.task.pyleaf import new_namespace, run_code
 
 PYTHON = Table("python")
 TABLES = (PYTHON,)
@@ -18,7 +18,7 @@ _SIGNATURE = "(string code, string expr='\"\"', boolean exceptions_are_errors=Tr
 @PYTHON.define("python", _SIGNATURE, where="worker")
 def python(ctx: BuiltinContext, code: str, expr: str = '""', exceptions_are_errors: bool = True) -> str:
     """Run in a fresh namespace."""
-    return run_code(code, expr, persist=False, exceptions_are_errors=exceptions_are_errors)
+    return run_code(code, expr, new_namespace(), exceptions_are_errors=exceptions_are_errors)
 
 
 @PYTHON.define("python_persist", _SIGNATURE, where="engine")
@@ -26,4 +26,4 @@ def python_persist(
     ctx: BuiltinContext, code: str, expr: str = '""', exceptions_are_errors: bool = True
 ) -> str:
     """Run in the engine's one shared namespace."""
-    return run_code(code, expr, persist=True, exceptions_are_errors=exceptions_are_errors)
+    return run_code(code, expr, ctx.python_namespace, exceptions_are_errors=exceptions_are_errors)

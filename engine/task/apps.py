@@ -24,13 +24,10 @@ import sys
 import threading
 from collections import deque
 from contextlib import ExitStack, suppress
-from typing import IO, TYPE_CHECKING, Any, Mapping
+from typing import IO, Any, Mapping
 
-from engine.runtime.builtins.atomic import commit, discard, name_beside, temp_beside
-from engine.scheduler.task import LeafError
-
-if TYPE_CHECKING:
-    from engine.runtime.leaf import AppSpec
+from engine.task.atomic import Publisher, discard, name_beside, temp_beside
+from engine.task.contract import AppSpec, LeafError
 
 STDERR_TAIL_LINES = 20
 # Credentials an app never sees, whatever the run's storage (secrets stay out of apps' environments).
@@ -39,13 +36,48 @@ SECRET_VARIABLES = frozenset({
     "SWIFTCLOUD_SSH_KEY_PASSPHRASE", "MOSASTORE_SECRET",
 })
 _MAX_TAIL_LINE = 1000  # characters kept per stderr line in error messages
-_running: set[subprocess.Popen[bytes]] = set()
-
-_handler_installed = False
 
 
-def run_app(spec: AppSpec) -> None:
-    """Run the app; return on exit 0, else raise LeafError describing the failure."""
+class AppProcesses:
+    """The apps one worker process runs, so that they can all be killed when it is terminated."""
+
+    def __init__(self) -> None:
+        self._running: set[subprocess.Popen[bytes]] = set()
+        self._handler_installed = False
+
+    def run(self, spec: AppSpec, publisher: Publisher) -> None:
+        """Run the app; return on exit 0, else raise LeafError describing the failure."""
+        run_app(spec, publisher, self._running)
+
+    def terminate_running(self) -> None:
+        """Kill the process group of every app running now (without reaping: this runs
+        inside a signal handler, possibly while the main thread holds a wait)."""
+        for child in list(self._running):
+            _signal_group(child)
+
+    def install_terminate_handler(self) -> None:
+        """On SIGTERM, kill running apps, then die of SIGTERM as we would have.
+
+        Only installed from the main thread and only over the default handler, so
+        a host program's own handler (a scheduler worker's) is never replaced.
+        """
+        if self._handler_installed or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return
+        try:
+            signal.signal(signal.SIGTERM, self._on_terminate)
+        except ValueError:  # not the main thread
+            return
+        self._handler_installed = True
+
+    def _on_terminate(self, signum: int, frame: Any) -> None:
+        self.terminate_running()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[bytes]]) -> None:
+    """Run the app, its child process kept in `running` meanwhile; return on exit 0, else
+    raise LeafError describing the failure."""
     targets = {
         stream: _resolve(spec, target)
         for stream, target in (("stdout", spec.stdout), ("stderr", spec.stderr))
@@ -62,17 +94,17 @@ def run_app(spec: AppSpec) -> None:
                 if output in spec.argv and _resolve(spec, output) not in redirected:
                     written[output] = name_beside(_resolve(spec, output))
             argv = tuple(written.get(word, word) for word in spec.argv)
-            returncode, tail = _execute(spec, argv, temps)
+            returncode, tail = _execute(spec, argv, temps, running)
         except OSError as e:
             raise _failure(spec, f"<Could not start: {_os_reason(e)}>", []) from None
         if returncode != 0:
             raise _failure(spec, _exit_reason(returncode), tail)
         try:
             for stream, temp in temps.items():
-                commit(temp, targets[stream])
+                publisher.commit(temp, targets[stream])
             for output, temp in written.items():
                 if os.path.lexists(temp):  # outputs are not verified (§5.3): a missing one stays missing
-                    commit(temp, _resolve(spec, output))
+                    publisher.commit(temp, _resolve(spec, output))
         except OSError as e:
             raise _failure(spec, f"<Could not save output: {_os_reason(e)}>", []) from None
     except BaseException:
@@ -83,7 +115,8 @@ def run_app(spec: AppSpec) -> None:
         raise
 
 
-def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str]) -> tuple[int, list[str]]:
+def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str],
+             running: set[subprocess.Popen[bytes]]) -> tuple[int, list[str]]:
     """Start the child, pump its stderr if not redirected, wait; (exit status, stderr tail)."""
     with ExitStack() as opened:
         stdin = opened.enter_context(open(_resolve(spec, spec.stdin), "rb")) if spec.stdin else None
@@ -99,7 +132,7 @@ def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str]) -> tup
             env=_app_environment(spec),
             start_new_session=True,
         )
-    _running.add(child)
+    running.add(child)
     expired = threading.Event()
 
     def end_overrun() -> None:
@@ -123,7 +156,7 @@ def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str]) -> tup
     finally:
         if timer is not None:
             timer.cancel()
-        _running.discard(child)
+        running.discard(child)
 
 
 def _app_environment(spec: AppSpec) -> dict[str, str]:
@@ -199,32 +232,3 @@ def _signal_group(child: subprocess.Popen[bytes]) -> None:
 def _kill_group(child: subprocess.Popen[bytes]) -> None:
     _signal_group(child)
     child.wait()
-
-
-def terminate_running_apps() -> None:
-    """Kill the process group of every app this process is running (without reaping:
-    this runs inside a signal handler, possibly while the main thread holds a wait)."""
-    for child in list(_running):
-        _signal_group(child)
-
-
-def install_terminate_handler() -> None:
-    """On SIGTERM, kill running apps, then die of SIGTERM as we would have.
-
-    Only installed from the main thread and only over the default handler, so
-    a host program's own handler is never replaced.
-    """
-    global _handler_installed
-    if _handler_installed or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        return
-    try:
-        signal.signal(signal.SIGTERM, _on_terminate)
-    except ValueError:  # not the main thread
-        return
-    _handler_installed = True
-
-
-def _on_terminate(signum: int, frame: Any) -> None:
-    terminate_running_apps()
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGTERM)

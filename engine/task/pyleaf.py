@@ -1,44 +1,43 @@
 """Python leaf tasks (spec §5.5): run code, then evaluate an expression to a string.
 
-`python` gets a fresh namespace per call; `python_persist` shares one namespace
-for the life of the worker process (the whole run). The code's own output goes
+`python` gets a fresh namespace per call; `python_persist` shares one namespace,
+which its caller keeps (the run's engine: one for the whole run). The code's own output goes
 to program stdout, flushed after every call; an exception prints its traceback
 (without our frames) on stderr.
 """
 
 from __future__ import annotations
 
-import itertools
 import linecache
 import sys
 import traceback
-from typing import TYPE_CHECKING, Any
+import uuid
+from typing import Any
 
-from engine.scheduler.task import LeafError
-
-if TYPE_CHECKING:
-    from engine.runtime.leaf import PythonSpec
+from engine.task.contract import LeafError, PythonSpec
 
 EXCEPTION_RESULT = "__EXCEPTION__"
 
-_persistent_namespace: dict[str, Any] = {"__name__": "__main__"}
-_call_numbers = itertools.count(1)
+
+def new_namespace() -> dict[str, Any]:
+    """A namespace for Python code, as a script's own."""
+    return {"__name__": "__main__"}
 
 
-def run_python(spec: PythonSpec) -> str:
-    """Run a `PythonSpec`; see `run_code`."""
-    return run_code(spec.code, spec.expr, spec.persist, spec.exceptions_are_errors)
+def run_python(spec: PythonSpec, persistent: dict[str, Any]) -> str:
+    """Run a `PythonSpec` (in `persistent` if it persists); see `run_code`."""
+    return run_code(spec.code, spec.expr, persistent if spec.persist else new_namespace(),
+                    spec.exceptions_are_errors)
 
 
-def run_code(code: str, expr: str, persist: bool, exceptions_are_errors: bool = True) -> str:
-    """exec `code`, eval `expr` (empty means `""`) and return its string value.
+def run_code(code: str, expr: str, namespace: dict[str, Any], exceptions_are_errors: bool = True) -> str:
+    """exec `code`, eval `expr` (empty means `""`) in `namespace` and return its string value.
 
     Raises LeafError (not retriable) for an exception in the user's code (unless
     `exceptions_are_errors` is false: then the result is `__EXCEPTION__`) and
     for a result that is not a `str`.
     """
-    namespace = _persistent_namespace if persist else {"__name__": "__main__"}
-    call = next(_call_numbers)
+    call = uuid.uuid4().hex[:12]  # names the sources in tracebacks; unique without a counter
     sources = {f"<python code {call}>": code, f"<python expr {call}>": expr.strip() or '""'}
     code_name, expr_name = sources
     for name, text in sources.items():

@@ -2,7 +2,9 @@
 
 Readers never see a half-written file, and a failed writer leaves no partial
 target behind. Temporary files get the normal permissions (0666 minus umask),
-unlike `tempfile.mkstemp`'s 0600.
+unlike `tempfile.mkstemp`'s 0600. A `Publisher` commits temporaries into place
+and removes what interrupted writers of the same target left beside it; each
+process that publishes (a worker, a run's engine) keeps one.
 """
 
 from __future__ import annotations
@@ -15,10 +17,6 @@ import uuid
 
 # `.NAME.<hex>.part` (temp_beside) and `.STEM.<hex>.part.EXT` (name_beside).
 _TEMP_NAME = re.compile(r"\.(?P<head>.*)\.[0-9a-f]{12}\.part(?P<ext>\.[^.]*)?")
-# Directory -> the temporaries found in it when this process first published there, by the
-# target they were for. Listed once per directory, so publishing n files costs n renames, not
-# n listings; temporaries that appear later belong to writers running now and are left alone.
-_stale_by_directory: dict[str, dict[str, list[str]]] = {}
 
 
 def temp_beside(target: str) -> str:
@@ -46,28 +44,49 @@ def name_beside(target: str) -> str:
     return os.path.join(directory, f".{stem}.{uuid.uuid4().hex[:12]}.part{extension}")
 
 
-def commit(temp: str, target: str) -> None:
-    """Move a finished temporary file onto its target (atomic on one filesystem), and
-    remove what interrupted writers of the same target left beside it."""
-    os.replace(temp, target)
-    remove_stale_beside(target)
+class Publisher:
+    """Moves finished temporaries onto their targets, cleaning up after interrupted writers.
 
+    It remembers, per directory, the temporaries found there when it first published
+    into it, by the target they were for: listed once per directory, so publishing n
+    files costs n renames, not n listings; temporaries that appear later belong to
+    writers running now and are left alone.
+    """
 
-def forget_listings() -> None:
-    """List directories afresh at the next publish: temporaries that appeared since are
-    stale too (an attempt lost with its worker left them; its retry publishes now)."""
-    _stale_by_directory.clear()
+    def __init__(self) -> None:
+        self._stale_by_directory: dict[str, dict[str, list[str]]] = {}
 
+    def commit(self, temp: str, target: str) -> None:
+        """Move a finished temporary file onto its target (atomic on one filesystem), and
+        remove what interrupted writers of the same target left beside it."""
+        os.replace(temp, target)
+        self.remove_stale_beside(target)
 
-def remove_stale_beside(target: str) -> None:
-    """Remove the temporaries of `target` (both shapes above) that crashed or killed
-    writers left behind before this process first published into its directory."""
-    directory, name = os.path.split(os.path.abspath(target))
-    stale = _stale_by_directory.get(directory)
-    if stale is None:
-        stale = _stale_by_directory[directory] = _temporaries_in(directory)
-    for temp in stale.pop(name, ()):
-        discard(os.path.join(directory, temp))
+    def forget_listings(self) -> None:
+        """List directories afresh at the next publish: temporaries that appeared since are
+        stale too (an attempt lost with its worker left them; its retry publishes now)."""
+        self._stale_by_directory.clear()
+
+    def remove_stale_beside(self, target: str) -> None:
+        """Remove the temporaries of `target` (both shapes above) that crashed or killed
+        writers left behind before this publisher first published into its directory."""
+        directory, name = os.path.split(os.path.abspath(target))
+        stale = self._stale_by_directory.get(directory)
+        if stale is None:
+            stale = self._stale_by_directory[directory] = _temporaries_in(directory)
+        for temp in stale.pop(name, ()):
+            discard(os.path.join(directory, temp))
+
+    def write(self, target: str, data: bytes) -> None:
+        """Create or replace `target` with exactly `data`."""
+        temp = temp_beside(target)
+        try:
+            with open(temp, "wb") as out:
+                out.write(data)
+            self.commit(temp, target)
+        except BaseException:
+            discard(temp)
+            raise
 
 
 def _temporaries_in(directory: str) -> dict[str, list[str]]:
@@ -93,15 +112,3 @@ def discard(temp: str) -> None:
             shutil.rmtree(temp, ignore_errors=True)
         else:
             os.remove(temp)
-
-
-def write_atomic(target: str, data: bytes) -> None:
-    """Create or replace `target` with exactly `data`."""
-    temp = temp_beside(target)
-    try:
-        with open(temp, "wb") as out:
-            out.write(data)
-        commit(temp, target)
-    except BaseException:
-        discard(temp)
-        raise

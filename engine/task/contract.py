@@ -1,0 +1,142 @@
+"""The task contract: what the runtime hands to the scheduler, what a worker runs, what comes back.
+
+A `Task` is one unit of leaf work (an app command line, a Python leaf, or a
+builtin that must not run on the engine, such as `sleep`). Its `payload` is one
+of the picklable specs below (`AppSpec`, `PythonSpec`, `BuiltinCall`, with a
+`StagingPlan` for staging-mode stores) that a worker runs with
+`engine.task.run.TaskRunner`; the scheduler never looks inside it. A
+`Completion` reports the outcome; a failure inside a task is a `LeafError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+@dataclass(slots=True)
+class Task:
+    """One unit of leaf work.
+
+    - `id`: unique, increasing in submission order.
+    - `kind`: `"app"`, `"python"` or `"builtin"` (for logs and policy).
+    - `payload`: opaque to the scheduler; executed by a worker's `TaskRunner`.
+    - `priority`: from `@prio`; higher runs first, ties in submission order.
+    - `inputs`: paths of the task's input files, for data-aware placement.
+    - `label`: short human name (function name) for logs and errors.
+    - `retries`: how many times a failure may be retried before it is final.
+    - `attempt`: which try this is (set by the scheduler at each dispatch; 1 first).
+    """
+
+    id: int
+    kind: str
+    payload: Any
+    priority: int = 0
+    inputs: tuple[str, ...] = ()
+    label: str = ""
+    retries: int = 0
+    attempt: int = 1
+
+
+@dataclass(slots=True)
+class Completion:
+    """The final outcome of a task (after any retries).
+
+    `ok` tells success; then `value` is what the task returned. On failure
+    `error` is the message to report (it already names the task and its
+    command line where there is one). `worker`/`node` say where the last
+    attempt ran, `start`/`end` are epoch seconds of that attempt, `attempts`
+    counts every try.
+    """
+
+    task_id: int
+    ok: bool
+    value: Any = None
+    error: str = ""
+    worker: int = -1
+    node: str = ""
+    start: float = 0.0
+    end: float = 0.0
+    attempts: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class LeafError(Exception):
+    """Raised by a task that failed; the message is user-facing.
+
+    `retriable` is False for failures that a retry cannot fix (e.g. a Python
+    expression that returned a non-string).
+    """
+
+    def __init__(self, message: str, retriable: bool = True) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retriable = retriable
+
+
+@dataclass(frozen=True)
+class StagingPlan:
+    """What to move for one app task: logical paths in the store.
+
+    `argv_files` are the indexes of command-line words that name store files;
+    `redirects` maps "stdin"/"stdout"/"stderr" to a logical path.
+    """
+
+    storage: str
+    config_path: Optional[str]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    argv_files: tuple[int, ...] = ()
+    redirects: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    """One app command line.
+
+    - `argv`: program then arguments, already in text form (no shell).
+    - `stdin`/`stdout`/`stderr`: redirection paths, or None to inherit
+      (relative paths are relative to `cwd` when it is set).
+    - `outputs`: paths of declared output files, deleted if the app fails.
+    - `label`: the app function's name, for logs.
+    - `cwd`: working directory (None: the worker's).
+    - `env`: the child's complete environment (None: the worker's).
+    - `walltime`: seconds the app may run; past that its process group is killed
+      and the attempt fails (retried like any failure). None: no limit.
+    - `hidden_env`: variables removed from that environment (they hold the store's
+      secrets; well-known secret variables are always removed, see `apps.py`).
+    - `staging`: a `StagingPlan` when the files live in a staging-mode store
+      (the worker fetches inputs and pushes outputs around the run).
+    """
+
+    argv: tuple[str, ...]
+    stdin: str | None = None
+    stdout: str | None = None
+    stderr: str | None = None
+    outputs: tuple[str, ...] = ()
+    label: str = ""
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] | None = None
+    staging: StagingPlan | None = None
+    hidden_env: tuple[str, ...] = ()
+    walltime: float | None = None
+
+
+@dataclass(frozen=True)
+class PythonSpec:
+    """A `python` / `python_persist` call: statements, then a `str` expression."""
+
+    code: str
+    expr: str
+    persist: bool
+    exceptions_are_errors: bool = True
+
+
+@dataclass(frozen=True)
+class BuiltinCall:
+    """A library builtin with `where="worker"`, with what sys functions need."""
+
+    name: str
+    args: tuple[Any, ...]
+    script_args: tuple[str, ...] = ()
+    script_path: str = ""

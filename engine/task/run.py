@@ -1,0 +1,102 @@
+"""Running one task's payload on a worker: `TaskRunner`, what a worker process calls.
+
+The runtime builds an `AppSpec`, `PythonSpec` or `BuiltinCall` (see
+`contract.py`) as a Task's payload; the worker's `TaskRunner` runs it. Every
+failure comes out as `LeafError` with a user-facing message: nothing else
+escapes. The runner owns what its process keeps between tasks: the apps running
+now (killed if the worker is terminated), the stale temporaries already looked
+for, the open store adapters of staging-mode stores, and the one namespace of
+`python_persist` when a builtin runs here. Library builtins are looked up in the
+table the runner was made with (the runtime makes it: this package does not
+know the library), and run with a context from the factory it was given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine.errors import SwiftRuntimeError
+from engine.task.apps import AppProcesses
+from engine.task.atomic import Publisher
+from engine.task.contract import AppSpec, BuiltinCall, LeafError, PythonSpec, StagingPlan
+from engine.task.pyleaf import new_namespace, run_python
+from engine.task.staging import run_staged
+
+# A builtin's implementation: `impl(context, *args)`; a context factory takes the
+# keyword arguments script_args, script_path, python_namespace and publisher.
+Builtin = Callable[..., Any]
+ContextFactory = Callable[..., Any]
+
+
+class TaskRunner:
+    """Runs task payloads in one worker process (picklable: it travels to MPI ranks)."""
+
+    def __init__(self, builtins: Mapping[str, Builtin], make_context: ContextFactory) -> None:
+        self._builtins = dict(builtins)
+        self._make_context = make_context
+        self.apps = AppProcesses()
+        self.publisher = Publisher()
+        self._stores: dict[tuple[str, str | None], Any] = {}
+        self._namespace = new_namespace()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # What travels is the recipe, not a process's running state.
+        return {"builtins": self._builtins, "make_context": self._make_context}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["builtins"], state["make_context"])  # type: ignore[misc]
+
+    def __call__(self, payload: AppSpec | PythonSpec | BuiltinCall) -> Any:
+        """Run one task and return its value (None for apps); failures raise LeafError."""
+        try:
+            if isinstance(payload, AppSpec):
+                self.apps.install_terminate_handler()
+                if payload.staging is not None:
+                    run_staged(payload, payload.staging, self._store(payload.staging), self._run_app)
+                else:
+                    self._run_app(payload)
+                return None
+            if isinstance(payload, PythonSpec):
+                return run_python(payload, self._namespace)
+            if isinstance(payload, BuiltinCall):
+                return self._run_builtin(payload)
+            raise LeafError(f"internal error: unknown leaf payload {type(payload).__name__}", retriable=False)
+        except LeafError:
+            raise
+        except SwiftRuntimeError as e:
+            raise LeafError(e.message, retriable=False) from None
+        except Exception as e:  # a task's exception must never escape the worker loop
+            raise LeafError(
+                f"internal error in a leaf task ({type(e).__name__}: {e}); please report it",
+                retriable=False,
+            ) from None
+
+    def terminate(self) -> None:
+        """The worker is being terminated: kill the apps running now (safe in a signal handler)."""
+        self.apps.terminate_running()
+
+    def before_retry(self) -> None:
+        """A task's later attempt is about to run: an earlier one may have been lost with its
+        worker, leaving temporaries that a fresh look must find."""
+        self.publisher.forget_listings()
+
+    def _run_app(self, spec: AppSpec) -> None:
+        self.apps.run(spec, self.publisher)
+
+    def _store(self, plan: StagingPlan) -> Any:
+        """The store adapter of a staging plan, opened once per process."""
+        key = (plan.storage, plan.config_path)
+        if key not in self._stores:
+            from storage_adapters import open_storage
+
+            self._stores[key] = open_storage(plan.storage, plan.config_path)
+        return self._stores[key]
+
+    def _run_builtin(self, call: BuiltinCall) -> Any:
+        builtin = self._builtins.get(call.name)
+        if builtin is None:
+            raise LeafError(f"internal error: unknown builtin '{call.name}'", retriable=False)
+        context = self._make_context(script_args=list(call.script_args), script_path=call.script_path,
+                                     python_namespace=self._namespace, publisher=self.publisher)
+        return builtin(context, *call.args)
