@@ -16,6 +16,7 @@ import os
 import sys
 import time
 import traceback
+from types import MappingProxyType
 from typing import Callable, Optional, Sequence
 
 from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, CompileError, CompileErrors, SwiftError, SwiftRuntimeError, UsageError
@@ -200,7 +201,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     progress = _progress_bar()
     run = Run(program, files, temp, workers=workers, script_args=args.args, run_log=log, task_cache=task_cache,
               progress=progress, app_retries=args.retries, task_walltime=args.task_walltime,
-              transport="mpi" if args.transport == "mpi" else "local", nodes=nodes)
+              mpi_world=getattr(args, "mpi_world", None), nodes=nodes)
     engine = Engine(run)
     started = time.time()
     status = EXIT_RUNTIME
@@ -273,7 +274,7 @@ def _progress_bar():  # type: ignore[no-untyped-def]
     return TaskProgress()
 
 
-COMMANDS = {"run": cmd_run, "check": cmd_check, "dag": cmd_dag, "report": cmd_report}
+COMMANDS = MappingProxyType({"run": cmd_run, "check": cmd_check, "dag": cmd_dag, "report": cmd_report})
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

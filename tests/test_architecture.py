@@ -168,4 +168,4 @@ def test_two_runs_in_one_process_give_what_two_processes_give(tmp_path: Path, ru
         outputs.append(done.stdout)
     together = "".join(outputs)
     expected = sum(i * i for i in range(1, 41))
-    assert together == f"sum {expected}\npersist 1\nstatus 0\n" * 2
+    assert together == f"persist 1\nsum {expected}\nstatus 0\n" * 2  # persist is first: it waits for nothing

@@ -12,13 +12,14 @@ Errors are collected and raised together.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from engine.errors import CompileError, CompileErrors
 from engine.lang import ast
 from engine.lang.check_decls import DeclChecker
-from engine.lang.scopes import AssignmentSites, BranchPath, Scope, new_branch_group
+from engine.lang.scopes import AssignmentSites, BranchPath, Scope
 from engine.lang.symbols import FuncSym, LibraryFunction, VarSym
 from engine.lang.types import (
     BOOLEAN, FILE, INT, KEY_TYPES, STRING, VOID, ArrayType, StructType, Type, base_of,
@@ -37,20 +38,13 @@ class CheckedProgram:
     warnings: list[CompileError] = field(default_factory=list)
 
 
-_library_cache: dict[int, tuple[dict[str, FuncSym], dict[str, VarSym]]] = {}
-
-
 def library_symbols(library: Mapping[str, LibraryFunction],
                     constants: Mapping[str, tuple[str, Any, str]]) -> tuple[dict[str, FuncSym], dict[str, VarSym]]:
-    """Parse the library's signature strings once per process."""
-    key = id(library)
-    if key not in _library_cache:
-        funcs = {name: FuncSym(name, "library", overloads=tuple(parse_signature(s) for s in f.overloads),
-                               module=f.module) for name, f in library.items()}
-        consts = {name: VarSym(name, parse_type_text(t), "const", value=v)
-                  for name, (t, v, _module) in constants.items()}
-        _library_cache[key] = (funcs, consts)
-    return _library_cache[key]
+    """The library's functions and constants as symbols (its signature strings parsed: about 6 ms)."""
+    funcs = {name: FuncSym(name, "library", overloads=tuple(parse_signature(s) for s in f.overloads),
+                           module=f.module) for name, f in library.items()}
+    consts = {name: VarSym(name, parse_type_text(t), "const", value=v) for name, (t, v, _module) in constants.items()}
+    return funcs, consts
 
 
 class Checker(DeclChecker):
@@ -79,6 +73,7 @@ class Checker(DeclChecker):
         self.elem_depth: dict[int, int] = {}
         self.write_sets: list[set[VarSym]] = [set()]
         self.in_function: Optional[FuncSym] = None
+        self.branch_groups = itertools.count(1)  # ids of if/switch statements, whose branches are alternatives
 
     # ------------------------------------------------------------ reporting
 
@@ -371,7 +366,7 @@ class Checker(DeclChecker):
     def stmt_If(self, s: ast.If) -> None:
         s.cond = self._condition(s.cond)
         self._guarded(s, s.cond, [s.cond])
-        group, saved = new_branch_group(), self.path
+        group, saved = next(self.branch_groups), self.path
         self.guards.append(s)
         self.path = saved + ((group, 0),)
         self.block(s.then)
@@ -387,7 +382,7 @@ class Checker(DeclChecker):
             self.error(s.expr, f"switch needs an int, not {s.expr.type}")
         self._guarded(s, s.expr, [s.expr])
         self.guards.append(s)
-        group, saved, seen = new_branch_group(), self.path, set()
+        group, saved, seen = next(self.branch_groups), self.path, set()
         for i, case in enumerate(s.cases):
             if case.value in seen:
                 self.error(case, f"duplicate case label {case.value}")

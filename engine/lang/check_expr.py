@@ -18,11 +18,11 @@ from engine.lang.types import (
     Wildcard, base_of, is_assignable, is_opaque_file,
 )
 
-_ARITH = {"+", "-", "*"}
-_INT_ONLY = {"%/", "%%"}
-_ORDER = {"<", "<=", ">", ">="}
-_EQUAL = {"==", "!="}
-_LOGIC = {"&&", "||"}
+_ARITH = frozenset({"+", "-", "*"})
+_INT_ONLY = frozenset({"%/", "%%"})
+_ORDER = frozenset({"<", "<=", ">", ">="})
+_EQUAL = frozenset({"==", "!="})
+_LOGIC = frozenset({"&&", "||"})
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Swift/T library functions that v1 does not provide (LANGUAGE.md §10).
 UNSUPPORTED_FUNCTIONS = frozenset({"blob_from_string", "string_from_blob", "blob_size",

@@ -9,13 +9,14 @@ the offending character; the caller turns that into a `file:line:col` error.
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 
 INT64_MAX = 2**63 - 1
 
 # A multi-line string's delimiters: `"""` + newline ... `"""`, `----` + newline ... `----`.
 _MULTILINE_DELIMITERS = ('"""', "----")
 
-_SIMPLE_ESCAPES = {
+_SIMPLE_ESCAPES = MappingProxyType({
     "\\": "\\",
     '"': '"',
     "?": "?",
@@ -26,7 +27,7 @@ _SIMPLE_ESCAPES = {
     "r": "\r",
     "t": "\t",
     "v": "\v",
-}
+})
 _OCTAL_ESCAPE = re.compile(r"[0-7]{1,3}")
 _HEX_ESCAPE = re.compile(r"x([0-9a-fA-F]{1,2})")
 

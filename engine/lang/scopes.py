@@ -11,19 +11,12 @@ happen at run time is a run-time error.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from typing import Optional
 
 from engine.lang.symbols import VarSym
 
-BranchPath = tuple[tuple[int, int], ...]
-_group_ids = itertools.count(1)
-
-
-def new_branch_group() -> int:
-    """A fresh id for one `if` or `switch` (its branches are alternatives)."""
-    return next(_group_ids)
+BranchPath = tuple[tuple[int, int], ...]  # (branch group: one if/switch, which branch of it), outermost first
 
 
 def certainly_both(a: BranchPath, b: BranchPath) -> bool:

@@ -14,6 +14,7 @@ after any expression are left out when something more telling is expected.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Optional
 
 from lark import Lark, Token
@@ -22,33 +23,33 @@ from lark.lexer import PatternStr
 from engine.errors import CompileError
 from engine.lang.token_stream import TokenStream
 
-_TERMINAL_WORDS = {
+_TERMINAL_WORDS = MappingProxyType({
     "NAME": "a name",
     "INT": "an integer",
     "FLOAT": "a number",
     "STRING": "a string",
     "ARROW": "'=>'",
     "$END": "end of file",
-}
+})
 # Terminals that never deserve a mention of their own.
-_UNMENTIONED = {"MLSTRING", "DASHSTRING", "ANNOT_WORD"}
-_STRING_TYPES = {"STRING", "MLSTRING", "DASHSTRING"}
+_UNMENTIONED = frozenset({"MLSTRING", "DASHSTRING", "ANNOT_WORD"})
+_STRING_TYPES = frozenset({"STRING", "MLSTRING", "DASHSTRING"})
 
-_EXPRESSION_START = {
+_EXPRESSION_START = frozenset({
     "NAME", "INT", "FLOAT", "STRING", "MLSTRING", "DASHSTRING", "INF", "NAN", "TRUE", "FALSE",
     "LPAR", "LSQB", "LBRACE", "MINUS", "BANG", "AT",
-}
-_STATEMENT_START = {"IF", "SWITCH", "FOREACH", "FOR", "WAIT", "GLOBAL", "SEMICOLON"}
-_DEFINITION_START = {"TYPE", "TYPEDEF", "APP", "IMPORT"}
-_OPERATORS = {
+})
+_STATEMENT_START = frozenset({"IF", "SWITCH", "FOREACH", "FOR", "WAIT", "GLOBAL", "SEMICOLON"})
+_DEFINITION_START = frozenset({"TYPE", "TYPEDEF", "APP", "IMPORT"})
+_OPERATORS = frozenset({
     "OROR", "ANDAND", "EQEQ", "NEQ", "LT", "LE", "GT", "GE",
     "PLUS", "MINUS", "STAR", "SLASH", "INTDIV", "MOD", "PERCENT", "POW",
-}
+})
 # Continuations that are possible after almost any name or expression: only
 # worth naming when nothing better is expected.
 _SECONDARY = _OPERATORS | {"LSQB", "DOT", "ARROW"}
-_ORDER = ["SEMICOLON", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "EQUAL", "LBRACE", "LPAR"]
-_STATEMENT_BOUNDARY = {"SEMICOLON", "LBRACE", "RBRACE"}
+_ORDER = ("SEMICOLON", "RPAR", "RSQB", "RBRACE", "COMMA", "COLON", "EQUAL", "LBRACE", "LPAR")
+_STATEMENT_BOUNDARY = frozenset({"SEMICOLON", "LBRACE", "RBRACE"})
 
 
 def syntax_error(token: Token, accepts: set[str], stream: TokenStream, lark: Lark) -> CompileError:

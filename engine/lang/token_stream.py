@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
+from types import MappingProxyType
 from typing import Iterator, Optional, Sequence, Union
 
 from lark import Lark, Token
@@ -42,16 +43,16 @@ _DEFINE = re.compile(r"#define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(\(?)[ \t]*(.*?)[ \t
 _CONDITION = re.compile(r"#(ifdef|ifndef)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?://.*)?$")
 _INCLUDE = re.compile(r'#include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)[ \t]*(?://.*|/\*.*)?$')
 _LIBRARY_INCLUDE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.swift$")
-_RESERVED_UNUSED = {"builtin", "until"}
-_UNSUPPORTED_WORDS = {"iterate": "iterate ... until", "pragma": "pragma"}
-_UNSUPPORTED_ANNOTATIONS = {"par": "@par", "checkpoint": "@checkpoint (checkpointing)"}
-_STRING_TYPES = {"STRING", "MLSTRING", "DASHSTRING"}
-_LEXICAL_ERRORS = {
+_RESERVED_UNUSED = frozenset({"builtin", "until"})
+_UNSUPPORTED_WORDS = MappingProxyType({"iterate": "iterate ... until", "pragma": "pragma"})
+_UNSUPPORTED_ANNOTATIONS = MappingProxyType({"par": "@par", "checkpoint": "@checkpoint (checkpointing)"})
+_STRING_TYPES = frozenset({"STRING", "MLSTRING", "DASHSTRING"})
+_LEXICAL_ERRORS = MappingProxyType({
     "BAD_STRING": "unterminated string",
     "BAD_MLSTRING": "unterminated string",
     "BAD_DASHSTRING": "unterminated string",
     "BAD_COMMENT": "unterminated comment",
-}
+})
 
 Item = Union[Token, CompileError]
 

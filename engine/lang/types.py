@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import ast as pyast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Optional, Union
 
 
@@ -98,14 +100,14 @@ STRING = PrimType("string")
 BOOLEAN = PrimType("boolean")
 VOID = PrimType("void")
 FILE = PrimType("file")
-PRIMITIVES: dict[str, PrimType] = {t.name: t for t in (INT, FLOAT, STRING, BOOLEAN, VOID, FILE)}
+PRIMITIVES: Mapping[str, PrimType] = MappingProxyType({t.name: t for t in (INT, FLOAT, STRING, BOOLEAN, VOID, FILE)})
 # A file-like type whose mapped name is a URL; it is never staged (§12).
 URL = SubType("url", FILE, opaque=True)
 # Types the standard library declares (a user type of the same name replaces it).
-LIBRARY_TYPES: dict[str, Type] = {
+LIBRARY_TYPES: Mapping[str, Type] = MappingProxyType({
     "PartialStats": StructType("PartialStats", {"n": INT, "mean": FLOAT, "M2": FLOAT}),
     "url": URL,
-}
+})
 SCALARS = frozenset({INT, FLOAT, STRING, BOOLEAN})
 KEY_TYPES = SCALARS
 
@@ -174,7 +176,7 @@ class Signature:
         return f"({', '.join(parts)}) -> {outs}"
 
 
-_WILDCARDS = {"scalar", "any", "V", "K"}
+_WILDCARDS = frozenset({"scalar", "any", "V", "K"})
 _SIG_RE = re.compile(r"^\((.*)\)\s*->\s*(.*)$", re.S)
 
 

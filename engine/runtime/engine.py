@@ -56,7 +56,7 @@ class Engine:
         if self.scheduler is None:
             run.flush_output()
             self.scheduler = (self.scheduler_factory() if self.scheduler_factory
-                              else _default_scheduler(run.workers, run.files.locations, run.nodes, run.transport,
+                              else _default_scheduler(run.workers, run.files.locations, run.nodes, run.mpi_world,
                                                       run.run_log))
         self.scheduler.submit(task)
         self.tasks_submitted += 1
@@ -184,13 +184,14 @@ def _room_to_recurse() -> None:
 
 
 def _default_scheduler(workers: int, locate: Callable[[str], list[str]], nodes: Optional[Sequence[str]],
-                       transport: str, run_log: Optional[RunLog]) -> Any:
+                       mpi_world: Any, run_log: Optional[RunLog]) -> Any:
     from engine.runtime.builtins import worker_builtins
     from engine.runtime.builtins.context import SimpleContext
     from engine.scheduler.dispatch import Scheduler
     from engine.task.run import TaskRunner
 
-    return Scheduler(workers, runner=TaskRunner(worker_builtins(), SimpleContext), transport=transport,
+    return Scheduler(workers, runner=TaskRunner(worker_builtins(), SimpleContext),
+                     transport="mpi" if mpi_world is not None else "local", world=mpi_world,
                      locate=locate, nodes=nodes,
                      on_dispatch=run_log.tasks_dispatched if run_log is not None else None)
 

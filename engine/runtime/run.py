@@ -2,8 +2,8 @@
 
 The program (IR), its dataflow (ready queue and pending waits), its file layer
 (local disk or a store) and unmapped temporaries, the globals, the run log and
-restart cache, the settings (workers, nodes, transport, retries, walltime) and
-the program's buffered output. Nothing of a run lives anywhere else, so two runs
+restart cache, the settings (workers, nodes, retries, walltime) and
+the program's buffered output, and the MPI job it drives, if any. Nothing of a run lives anywhere else, so two runs
 in one process share nothing. The `Engine` executes a Run; builtins on the
 engine reach it through `EngineContext`.
 """
@@ -48,7 +48,7 @@ class Run:
                  script_args: Sequence[str] = (), run_log: Optional[RunLog] = None,
                  task_cache: Optional[TaskCache] = None, progress: Optional[Any] = None,
                  app_retries: Optional[int] = None, task_walltime: Optional[float] = None,
-                 transport: str = "local", nodes: Optional[Sequence[str]] = None) -> None:
+                 mpi_world: Optional[Any] = None, nodes: Optional[Sequence[str]] = None) -> None:
         self.program = program
         self.files = files  # engine.runtime.store: PosixFiles or StoreFiles
         self.temp = temp
@@ -56,7 +56,7 @@ class Run:
         self.run_log = run_log
         self.task_cache = task_cache  # keys app tasks for the restart log and --resume
         self.progress = progress
-        self.transport = transport
+        self.mpi_world = mpi_world  # this process's MPI job when it runs under MPI (its workers are the ranks)
         self.nodes = nodes
         self.app_retries = app_retries if app_retries is not None else _env_int(
             "SWIFTCLOUD_APP_RETRIES", _env_int("TURBINE_APP_RETRIES_LOCAL", 0))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 import random
 import time
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from engine.errors import SwiftRuntimeError, UsageError
 from engine.scheduler.events import (
@@ -52,12 +52,13 @@ class Scheduler:
         *,
         runner: Runner,
         transport: str = "local",
+        world: Any = None,
         nodes: Sequence[str] | None = None,
         locate: Callable[[str], Sequence[str]] | None = None,
         rng: random.Random | None = None,
         on_dispatch: Callable[[Sequence[Task], int, str], None] | None = None,
     ) -> None:
-        self._transport: Transport = _transport_class(transport)(workers, runner, nodes)
+        self._transport: Transport = _transport(transport, world, workers, runner, nodes)
         self._workers = workers
         self._state = SchedulerState(placement=Placement(locate), rng=rng)
         self._started = False
@@ -186,17 +187,20 @@ class Scheduler:
         return max(0.0, min(bounds)) if bounds else None
 
 
-def _transport_class(name: str) -> type:
-    """The transport named `name`, imported only when chosen (the MPI one needs mpi4py)."""
+def _transport(name: str, world: Any, workers: int, runner: Runner, nodes: Sequence[str] | None) -> Transport:
+    """The transport named `name` (the MPI one drives the ranks of `world`, this process's MPI
+    job), imported only when chosen: the MPI one needs mpi4py."""
     if name not in TRANSPORTS:
         raise UsageError(f"unknown transport {name!r}; choose one of {', '.join(TRANSPORTS)}")
-    try:
-        if name == "mpi":
-            from engine.scheduler.mpi import MPITransport
-
-            return MPITransport
+    if name == "local":
         from engine.scheduler.local import LocalTransport
 
-        return LocalTransport
+        return LocalTransport(workers, runner, nodes)
+    if world is None:
+        raise UsageError("the MPI transport needs an MPI run: start with 'swiftcloud run -n N' "
+                         "(or under mpiexec with 'swiftcloud run --mpi')")
+    try:
+        from engine.scheduler.mpi import MPITransport
     except ImportError as exc:
         raise UsageError(f"the {name!r} transport is not available: {exc}") from exc
+    return MPITransport(world, workers, runner, nodes)

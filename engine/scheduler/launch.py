@@ -37,6 +37,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
 
 from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, UsageError
@@ -57,7 +58,7 @@ PMI_FAMILY = ("MPICH", "Intel(R) MPI", "MVAPICH")
 # MPI_Init while rank 0 is still importing the compiler, and would take its
 # core. Heavy yield makes those waits sleep (1.1 s of CPU per rank and second
 # of waiting down to 0.2 s here). Our own waits never block inside MPI.
-MPICH_WAITING = {"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}
+MPICH_WAITING = MappingProxyType({"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"})
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ def _join(args: argparse.Namespace, launcher: Launcher | None) -> int | None:
     if isinstance(world, int):
         return world
     args.processes = world.size
-    args.transport = "mpi"
+    args.mpi_world = world
     return None
 
 
@@ -208,7 +209,7 @@ def join(launcher: Launcher | None = None) -> World | int:
 
 
 def _start_mpi(launcher: Launcher | None) -> World | int:
-    """Initialize MPI (after checking the launcher) and install this process's world."""
+    """Initialize MPI (after checking the launcher); this process's world."""
     import socket
     import warnings
 
@@ -244,9 +245,7 @@ def _start_mpi(launcher: Launcher | None) -> World | int:
     peers = comm.allgather((socket.gethostname(), os.getpid()))
     for name in [name for name in os.environ if name.startswith(LAUNCHER_PREFIXES)]:
         del os.environ[name]
-    world = mpi_world.World(comm, peers)
-    mpi_world.install(world)
-    return world
+    return mpi_world.World(comm, peers)
 
 
 def _refuse(problem: str, launcher: Launcher | None) -> int:

@@ -22,7 +22,7 @@ from engine.errors import SwiftRuntimeError, UsageError
 from engine.scheduler import worker as worker_loop
 from engine.scheduler.lifetime import guard_apps
 from engine.scheduler.mpi_world import (
-    BYE, CANCEL_SIGNAL, EXIT, READY, START, STOPPED, EngineGone, World, current,
+    BYE, CANCEL_SIGNAL, EXIT, READY, START, STOPPED, EngineGone, World,
 )
 from engine.scheduler.protocol import DONE, STOP, STOP_MESSAGE, Incoming
 
@@ -30,9 +30,8 @@ from engine.scheduler.protocol import DONE, STOP, STOP_MESSAGE, Incoming
 class MPITransport:
     """The worker ranks 1..N-1 as the scheduler's workers (worker id = rank - 1)."""
 
-    def __init__(self, workers: int, runner: worker_loop.Runner, nodes: Sequence[str] | None = None,
+    def __init__(self, world: World, workers: int, runner: worker_loop.Runner, nodes: Sequence[str] | None = None,
                  stop_wait_s: float = 30.0, start_wait_s: float = 120.0) -> None:
-        world = current()
         if world.rank != 0:
             raise UsageError("the MPI transport is driven from rank 0 only")
         if workers != world.size - 1:

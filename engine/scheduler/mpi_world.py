@@ -28,11 +28,11 @@ import signal
 import socket
 import sys
 import time
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 import psutil
 
-from engine.errors import SwiftRuntimeError, UsageError
+from engine.errors import SwiftRuntimeError
 from engine.scheduler.protocol import STOP_MESSAGE
 
 TAG = 7
@@ -240,23 +240,6 @@ class World:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)  # MPICH would print its own "application called MPI_Abort" line
         self.comm.Abort(status)
-
-
-_world: Optional[World] = None
-
-
-def install(world: World) -> None:
-    """Make `world` this process's MPI world (launch.py calls this once MPI runs)."""
-    global _world
-    _world = world
-
-
-def current() -> World:
-    """This process's MPI world; a usage error when the process is not part of an MPI run."""
-    if _world is None:
-        raise UsageError("the MPI transport needs an MPI run: start with 'swiftcloud run -n N' "
-                         "(or under mpiexec with 'swiftcloud run --mpi')")
-    return _world
 
 
 def _process(pid: int) -> psutil.Process | None:

@@ -21,8 +21,10 @@ import heapq
 import math
 import random
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from types import MappingProxyType
 from typing import Any, Callable
 
 from engine.scheduler.events import (
@@ -63,7 +65,7 @@ class TaskState(Enum):
 
 
 S = TaskState
-TRANSITIONS: dict[tuple[TaskState | None, TaskState], str] = {
+TRANSITIONS: Mapping[tuple[TaskState | None, TaskState], str] = MappingProxyType({
     (None, S.READY): "submitted",
     (S.READY, S.ASSIGNED): "sent to a worker in a batch",
     (S.ASSIGNED, S.DONE): "finished",
@@ -71,7 +73,7 @@ TRANSITIONS: dict[tuple[TaskState | None, TaskState], str] = {
     (S.ASSIGNED, S.FAILED): "failed for good (or lost with its worker too often)",
     (S.ASSIGNED, S.READY): "its worker was lost: requeued at the front of its priority",
     (S.WAITING_RETRY, S.READY): "retry due: requeued at the front of its priority",
-}
+})
 
 
 @dataclass(slots=True, eq=False)

@@ -33,8 +33,8 @@ def collect(scheduler: Scheduler, count: int, timeout: float = 60.0) -> dict[int
     return done
 
 
-def many_noops(workdir: Path) -> dict[str, Any]:
-    with Scheduler(2, transport="mpi", runner=RUNNER) as scheduler:
+def many_noops(workdir: Path, world: Any) -> dict[str, Any]:
+    with Scheduler(2, transport="mpi", world=world, runner=RUNNER) as scheduler:
         for i in range(2000):
             scheduler.submit(job(i, "noop", i))
         done = collect(scheduler, 2000)
@@ -42,8 +42,8 @@ def many_noops(workdir: Path) -> dict[str, Any]:
             "workers": sorted({c.worker for c in done.values()})}
 
 
-def failures(workdir: Path) -> dict[str, Any]:
-    with Scheduler(2, transport="mpi", runner=RUNNER) as scheduler:
+def failures(workdir: Path, world: Any) -> dict[str, Any]:
+    with Scheduler(2, transport="mpi", world=world, runner=RUNNER) as scheduler:
         scheduler.submit(job(0, "fail", ("the app failed: exit 1", False), retries=3))
         scheduler.submit(job(1, "broken", "x"))
         scheduler.submit(job(2, "unpicklable", "y"))
@@ -52,16 +52,16 @@ def failures(workdir: Path) -> dict[str, Any]:
     return {str(i): [c.ok, c.value if c.ok else c.error, c.attempts] for i, c in done.items()}
 
 
-def retries(workdir: Path) -> dict[str, Any]:
-    with Scheduler(2, transport="mpi", runner=RUNNER) as scheduler:
+def retries(workdir: Path, world: Any) -> dict[str, Any]:
+    with Scheduler(2, transport="mpi", world=world, runner=RUNNER) as scheduler:
         scheduler.submit(job(0, "fail_then_succeed", (str(workdir / "a"), 2), retries=2))
         scheduler.submit(job(1, "fail_then_succeed", (str(workdir / "b"), 2), retries=1))
         done = collect(scheduler, 2)
     return {str(i): [c.ok, c.value if c.ok else c.error, c.attempts] for i, c in done.items()}
 
 
-def nodes(workdir: Path) -> dict[str, Any]:
-    with Scheduler(2, transport="mpi", runner=RUNNER, nodes=["alpha", "beta"]) as scheduler:
+def nodes(workdir: Path, world: Any) -> dict[str, Any]:
+    with Scheduler(2, transport="mpi", world=world, runner=RUNNER, nodes=["alpha", "beta"]) as scheduler:
         for i in range(40):
             scheduler.submit(job(i, "where", None))
         done = collect(scheduler, 40)
@@ -70,11 +70,11 @@ def nodes(workdir: Path) -> dict[str, Any]:
             "pids": len({c.value[1] for c in done.values()})}
 
 
-def drain(workdir: Path) -> dict[str, Any]:
+def drain(workdir: Path, world: Any) -> dict[str, Any]:
     """Results that arrived while the engine looked away all come in at its next look
     (MPICH takes in one message per progress step: one probe is not enough)."""
     marks = [workdir / f"drain-{i}" for i in range(2)]
-    with Scheduler(2, transport="mpi", runner=RUNNER) as scheduler:
+    with Scheduler(2, transport="mpi", world=world, runner=RUNNER) as scheduler:
         for i, mark in enumerate(marks):
             scheduler.submit(job(i, "touch", str(mark)))
         scheduler.poll(0)  # dispatch both: one to each worker, each result its own message
@@ -89,11 +89,11 @@ def drain(workdir: Path) -> dict[str, Any]:
     return {"first_look": len(first), "total": len(first) + len(rest)}
 
 
-def kill(workdir: Path) -> dict[str, Any]:
+def kill(workdir: Path, world: Any) -> dict[str, Any]:
     """Both workers run a long app; a kill-close cancels them, and the next session works."""
     apps = workdir / "apps"
     apps.mkdir()
-    scheduler = Scheduler(2, transport="mpi", runner=RUNNER)
+    scheduler = Scheduler(2, transport="mpi", world=world, runner=RUNNER)
     for i in range(2):
         scheduler.submit(job(i, "app_then_hang", str(apps)))
     scheduler.submit(job(2, "noop", "queued behind a hanging app"))
@@ -103,7 +103,7 @@ def kill(workdir: Path) -> dict[str, Any]:
     children = [int(p.read_text()) for p in apps.iterdir()]
     started = time.monotonic()
     scheduler.close(kill=True)
-    with Scheduler(2, transport="mpi", runner=RUNNER) as again:
+    with Scheduler(2, transport="mpi", world=world, runner=RUNNER) as again:
         again.submit(job(0, "noop", "after the kill"))
         after = collect(again, 1)
     return {"apps": len(children), "close_s": time.monotonic() - started,
@@ -111,9 +111,9 @@ def kill(workdir: Path) -> dict[str, Any]:
             "after": after[0].value if after else None}
 
 
-def abort(workdir: Path) -> dict[str, Any]:
+def abort(workdir: Path, world: Any) -> dict[str, Any]:
     """A worker loops in Python (nothing to cancel): exiting must not wait for it forever."""
-    scheduler = Scheduler(2, transport="mpi", runner=RUNNER)
+    scheduler = Scheduler(2, transport="mpi", world=world, runner=RUNNER)
     scheduler.submit(job(0, "sleep", 600.0))
     scheduler.poll(0.3)
     scheduler.close(kill=True)
@@ -129,7 +129,7 @@ def _alive(pid: int) -> bool:
         return stat.read().rpartition(")")[2].split()[0] != "Z"
 
 
-CASES: dict[str, Callable[[Path], dict[str, Any]]] = {
+CASES: dict[str, Callable[[Path, Any], dict[str, Any]]] = {
     f.__name__: f for f in (many_noops, failures, retries, nodes, drain, kill, abort)}
 
 
@@ -140,7 +140,7 @@ def main() -> int:
     workdir = Path(sys.argv[1])
     for name in sys.argv[2:]:
         try:
-            outcome = CASES[name](workdir)
+            outcome = CASES[name](workdir, world)
         except SchedulerAborted as error:
             outcome = {"aborted": str(error)}
         print(json.dumps({"case": name, **outcome}), flush=True)

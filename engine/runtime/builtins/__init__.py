@@ -8,7 +8,8 @@ as `impl(ctx, *args)`, the module that makes it visible, and where it runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 from engine.runtime.builtins import (
     assertions,
@@ -40,7 +41,7 @@ def _collect() -> dict[str, Builtin]:
 
 
 BUILTINS: dict[str, Builtin] = _collect()
-CONSTANTS: dict[str, tuple[str, object, str]] = {**mathlib.CONSTANTS, **sysargs.CONSTANTS}
+CONSTANTS: Mapping[str, tuple[str, object, str]] = MappingProxyType({**mathlib.CONSTANTS, **sysargs.CONSTANTS})
 
 __all__ = ["BUILTINS", "CONSTANTS", "Builtin", "BuiltinContext", "SimpleContext", "worker_builtins"]
 

@@ -8,7 +8,8 @@ cases explicitly.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 from engine.errors import SwiftRuntimeError
 from engine.runtime.builtins.context import BuiltinContext
@@ -19,10 +20,10 @@ MATH = Table("math")
 RANDOM = Table("random")
 TABLES = (MATH, RANDOM)
 
-CONSTANTS: dict[str, tuple[str, float, str]] = {
+CONSTANTS: Mapping[str, tuple[str, float, str]] = MappingProxyType({
     "PI": ("float", math.pi, "math"),
     "E": ("float", math.e, "math"),
-}
+})
 
 
 def _integral(x: float, rounded: float) -> float:

@@ -13,7 +13,9 @@ import shlex
 import subprocess
 import time
 from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from engine.errors import SwiftRuntimeError
 from engine.runtime.builtins.context import BuiltinContext
@@ -110,10 +112,10 @@ def clock(ctx: BuiltinContext) -> float:
     return time.time()
 
 
-CONSTANTS: dict[str, tuple[str, str, str]] = {
+CONSTANTS: Mapping[str, tuple[str, str, str]] = MappingProxyType({
     "CLOCK_FMT_ISO8601": ("string", "%Y-%m-%dT%H:%M:%S", "sys"),
     "CLOCK_FMT_RFC3339": ("string", "%Y-%m-%d %H:%M:%S", "sys"),
-}
+})
 
 
 @SYS.define("clock_format", "(string fmt, int t) -> string", "(string fmt, float t) -> string")
