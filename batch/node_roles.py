@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from storage_adapters.chirp.service import FSTYPE as CHIRP_FSTYPE
 from storage_adapters.fuse.mounting import Process, detach, started, unmount
 from storage_adapters.hdfs.service import FSTYPE as HDFS_FSTYPE
-from storage_adapters.mosastore.deploy import FSTYPE as MOSASTORE_FSTYPE
+from mosastore.deploy import FSTYPE as MOSASTORE_FSTYPE
 from storage_adapters.services.common import free_port
 
 MOUNT_DIR = "mnt"
@@ -98,7 +98,7 @@ class MosaStoreRole(NodeRole):
 
     @classmethod
     def prepare(cls, shared_dir: str) -> None:
-        from storage_adapters.mosastore.auth import new_secret, write_secret_file
+        from mosastore.auth import new_secret, write_secret_file
 
         write_secret_file(os.path.join(shared_dir, "secret"), new_secret())
 
@@ -110,8 +110,8 @@ class MosaStoreRole(NodeRole):
         return str(head["manager"])
 
     def start_head(self, address: str) -> dict[str, Any]:
-        from storage_adapters.mosastore import deploy
-        from storage_adapters.mosastore.manager import DEFAULT_CHUNK_SIZE
+        from mosastore import deploy
+        from mosastore.manager import DEFAULT_CHUNK_SIZE
 
         port = free_port(address)
         self.started.append(deploy.start_manager(os.path.join(self.node_dir, "manager"), port, self.secret_file,
@@ -119,21 +119,21 @@ class MosaStoreRole(NodeRole):
         return {"manager": f"{address}:{port}"}
 
     def start_node(self, head: dict[str, Any], address: str, node: str) -> None:
-        from storage_adapters.mosastore import deploy
+        from mosastore import deploy
 
         self.started.append(deploy.start_benefactor(
             node, os.path.join(self.node_dir, "chunks"), free_port(address), head["manager"], self.secret_file,
             self.log(node, "benefactor"), address))
 
     def check_head(self, head: dict[str, Any], nodes: list[str]) -> None:
-        from storage_adapters.mosastore import deploy
-        from storage_adapters.mosastore.auth import check_secret, read_secret_file
+        from mosastore import deploy
+        from mosastore.auth import check_secret, read_secret_file
 
         deploy.wait_for_benefactors(head["manager"], check_secret(read_secret_file(self.secret_file)), nodes,
                                     timeout=120)
 
     def mount(self, head: dict[str, Any], node: str) -> None:
-        from storage_adapters.mosastore import deploy
+        from mosastore import deploy
 
         self.started.append(deploy.mount(self.mountpoint, head["manager"], self.secret_file, node,
                                          os.path.join(self.node_dir, "spool"), self.log(node, "client")))

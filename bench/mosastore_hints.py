@@ -44,7 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from storage_adapters.mosastore import service  # noqa: E402
+from mosastore import service  # noqa: E402
 
 MB = 1024 * 1024
 PATTERNS = ("pipeline", "broadcast", "reduce", "scatter")

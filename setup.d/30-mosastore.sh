@@ -1,4 +1,4 @@
-# Installs what the MosaStore-style store needs (storage_adapters/mosastore/):
+# Installs what the MosaStore-style store needs (mosastore/):
 #   - Debian packages: fuse3 (fusermount3), libfuse3-dev and pkg-config (pyfuse3 compiles
 #     from source against libfuse3), plus a C compiler and Python headers for that build;
 #   - Python packages into $VENV: pyfuse3, trio (the FUSE client's event loop) and blake3

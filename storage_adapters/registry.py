@@ -37,7 +37,7 @@ _BACKENDS: dict[str, BackendEntry] = {
     ),
     "local": BackendEntry("storage_adapters.local:LocalAdapter", "nothing (built in)"),
     "mosastore": BackendEntry(
-        "storage_adapters.mosastore.adapter:MosaStoreAdapter",
+        "storage_adapters.mosastore:MosaStoreAdapter",
         "pip install pyfuse3 trio, and apt-get install fuse3 libfuse3-dev pkg-config (see setup.d/30-mosastore.sh)",
     ),
     "s3": BackendEntry("storage_adapters.s3:S3Adapter", "pip install boto3"),

@@ -2,8 +2,8 @@
 
 Imports are read from the source (every `import`, at module level, inside
 functions and under `TYPE_CHECKING` alike) and resolved to this repository's
-files. Then: no two files of `engine/` or `storage_adapters/` import each other,
-even through others; the storage layer imports nothing of the engine; the
+files. Then: no two files of `engine/`, `storage_adapters/` or `mosastore/` import
+each other, even through others; the storage layer imports nothing of the engine; the
 compiler (`engine/lang`) imports nothing that runs programs; the runtime sees of
 the compiler only its IR, types and symbols; the worker-side package
 (`engine/task`) depends on neither the runtime nor the scheduler. And no module
@@ -24,7 +24,7 @@ import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "storage_adapters", "batch", "cluster")
+PACKAGES = ("engine", "storage_adapters", "mosastore", "batch", "cluster")
 
 
 def modules() -> dict[str, Path]:
@@ -80,14 +80,15 @@ def edges(source: str, target: str) -> list[tuple[str, str]]:
 
 
 def test_no_import_loops_in_the_engine_or_the_storage_layer() -> None:
-    ours = GRAPH.subgraph(m for m in MODULES if m.split(".")[0] in ("engine", "storage_adapters"))
+    ours = GRAPH.subgraph(m for m in MODULES if m.split(".")[0] in ("engine", "storage_adapters", "mosastore"))
     loops = [sorted(component) for component in nx.strongly_connected_components(ours) if len(component) > 1]
     assert loops == []
 
 
 def test_storage_imports_nothing_of_the_engine() -> None:
-    assert edges("storage_adapters", "engine") == []
-    assert edges("storage_adapters", "batch") == []
+    for storage in ("storage_adapters", "mosastore"):
+        assert edges(storage, "engine") == []
+        assert edges(storage, "batch") == []
 
 
 def test_the_compiler_imports_nothing_that_runs_programs() -> None:

@@ -17,8 +17,8 @@ from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
 from cluster.stores.common import Expose, python_module, services_dir, store_dir
-from storage_adapters.mosastore import deploy
-from storage_adapters.mosastore.auth import check_secret, new_secret, read_secret_file, write_secret_file
+from mosastore import deploy
+from mosastore.auth import check_secret, new_secret, read_secret_file, write_secret_file
 from storage_adapters.services.common import ServiceRecord, port_open, save_record, wait_until
 
 NAME = "mosastore"
@@ -28,7 +28,7 @@ BENEFACTOR_PORT = 7100
 
 
 def _command(role: str, *options: str) -> list[str]:
-    return python_module("storage_adapters.mosastore", role, *options)
+    return python_module("mosastore", role, *options)
 
 
 def start(cluster: ClusterState, expose: Expose) -> None:

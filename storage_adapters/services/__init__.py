@@ -18,7 +18,7 @@ _SERVICE_MODULES = {
     "chirp": "storage_adapters.chirp.service",
     "hdfs": "storage_adapters.hdfs.service",
     "minio": "storage_adapters.services.minio",
-    "mosastore": "storage_adapters.mosastore.service",
+    "mosastore": "mosastore.service",
     "s3fs": "storage_adapters.services.s3fs_mount",
     "slurm": "batch.slurm_service",  # not storage: the trial batch system `submit -m slurm` can use
     "sshd": "storage_adapters.services.sshd",

@@ -75,7 +75,7 @@ foreach i in [1:{LOCALITY_TASKS}] {{
 """
 COUNT = """
 import json, sys
-from storage_adapters.mosastore.adapter import MosaStoreAdapter
+from storage_adapters.mosastore import MosaStoreAdapter
 from tests.storage.mosastore.locality import count_locality
 adapter = MosaStoreAdapter(sys.argv[1], "mosastore")
 count = count_locality(sys.argv[2], adapter)

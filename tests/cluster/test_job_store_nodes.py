@@ -23,7 +23,7 @@ from cluster.launch import NETWORK_ONLY, node_environment, per_node
 from cluster.nodes import SHARED_SCRATCH
 from cluster.state import cluster_dir, load
 from engine.scheduler.launch import venv_mpiexec
-from storage_adapters.mosastore.auth import new_secret, write_secret_file
+from mosastore.auth import new_secret, write_secret_file
 from tests.cluster.conftest import Cluster, bring_up, take_down
 
 NODES = ("node1", "node2", "node3")

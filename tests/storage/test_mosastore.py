@@ -25,11 +25,11 @@ from pathlib import Path
 import pytest
 
 from storage_adapters.errors import StorageConfigError
-from storage_adapters.mosastore import deploy, service
-from storage_adapters.mosastore.adapter import MosaStoreAdapter
-from storage_adapters.mosastore.auth import AuthenticationError, check_secret, client_handshake
-from storage_adapters.mosastore.protocol import Channel, ProtocolError, RemoteError, send_message
-from storage_adapters.mosastore.rpc import Connection, Pool
+from mosastore import deploy, service
+from storage_adapters.mosastore import MosaStoreAdapter
+from mosastore.auth import AuthenticationError, check_secret, client_handshake
+from mosastore.protocol import Channel, ProtocolError, RemoteError, send_message
+from mosastore.rpc import Connection, Pool
 from storage_adapters.services.common import ServiceRecord
 
 from .abstract import StorageConformance
@@ -551,7 +551,7 @@ def test_chunks_and_metadata_are_private_to_the_owner(store: ServiceRecord) -> N
 
 def test_unauthenticated_connections_are_bounded(store: ServiceRecord) -> None:
     """Idle connections that never authenticate cannot pile up threads without bound (issue 16 item 7)."""
-    from storage_adapters.mosastore.server import MAX_HANDSHAKING
+    from mosastore.server import MAX_HANDSHAKING
 
     host, port = store.info["manager"].rsplit(":", 1)
     idle = [socket.create_connection((host, int(port)), timeout=5) for _ in range(MAX_HANDSHAKING + 8)]

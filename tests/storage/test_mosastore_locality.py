@@ -18,7 +18,7 @@ from pathlib import Path
 from tests.storage.mosastore.locality import count_locality
 from tests.storage.mosastore.stores import running_store
 
-from storage_adapters.mosastore.adapter import MosaStoreAdapter
+from storage_adapters.mosastore import MosaStoreAdapter
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = 40

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from storage_adapters.mosastore import deploy, service
+from mosastore import deploy, service
 from storage_adapters.services.common import ServiceRecord
 
 

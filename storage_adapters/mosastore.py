@@ -1,4 +1,4 @@
-"""The `mosastore` backend: the MosaStore FUSE mount used as a shared POSIX directory.
+"""The `mosastore` backend: the MosaStore FUSE mount (the store itself is the `mosastore` package) used as a shared POSIX directory.
 
 Mode "shared": tasks use paths under `mount_path` directly, so file
 operations are those of the `local` backend on the mount (writes go to a
@@ -31,13 +31,13 @@ import shutil
 import socket
 from typing import TYPE_CHECKING, ClassVar
 
+from mosastore import deploy, service
+from mosastore.auth import SECRET_ENV, AuthenticationError, check_secret, write_secret_file
+from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, parse_hint
+from mosastore.rpc import Pool
 from storage_adapters.base import AtomicWriter, StoreFile, remove_quietly
 from storage_adapters.errors import ServiceError, StorageConfigError
 from storage_adapters.local import LocalAdapter
-from storage_adapters.mosastore import deploy, service
-from storage_adapters.mosastore.auth import SECRET_ENV, AuthenticationError, check_secret, write_secret_file
-from storage_adapters.mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, parse_hint
-from storage_adapters.mosastore.rpc import Pool
 from storage_adapters.paths import temp_sibling
 
 if TYPE_CHECKING:

@@ -26,14 +26,14 @@ import trio
 
 from storage_adapters.fuse.callers import caller_node, killed_by_signal, thread_group
 from storage_adapters.fuse.handlers import decode_name, translated
-from storage_adapters.mosastore.client.cache import ChunkCache
-from storage_adapters.mosastore.client.common import entry
-from storage_adapters.mosastore.client.files import ChunkReader, Context, PendingFile
-from storage_adapters.mosastore.client.netem import LinkEmulator
-from storage_adapters.mosastore.client.store import StoreClient
-from storage_adapters.mosastore.client.xattrs import XattrOperations
-from storage_adapters.mosastore.metadata import RENAME_EXCHANGE, RENAME_NOREPLACE
-from storage_adapters.mosastore.placement import Plan
+from mosastore.client.cache import ChunkCache
+from mosastore.client.common import entry
+from mosastore.client.files import ChunkReader, Context, PendingFile
+from mosastore.client.netem import LinkEmulator
+from mosastore.client.store import StoreClient
+from mosastore.client.xattrs import XattrOperations
+from mosastore.metadata import RENAME_EXCHANGE, RENAME_NOREPLACE
+from mosastore.placement import Plan
 
 log = logging.getLogger("mosastore.client")
 

@@ -18,8 +18,8 @@ import threading
 import time
 from typing import Any
 
-from storage_adapters.mosastore.protocol import Header
-from storage_adapters.mosastore.rpc import Pool, PoolSet
+from mosastore.protocol import Header
+from mosastore.rpc import Pool, PoolSet
 
 log = logging.getLogger("mosastore.client")
 REFRESH_INTERVAL = 0.5

@@ -18,9 +18,9 @@ from dataclasses import asdict
 from typing import Any
 
 from storage_adapters.errors import ServiceError
-from storage_adapters.mosastore import deploy
-from storage_adapters.mosastore.auth import check_secret, new_secret, read_secret_file, write_secret_file
-from storage_adapters.mosastore.manager import DEFAULT_CHUNK_SIZE
+from mosastore import deploy
+from mosastore.auth import check_secret, new_secret, read_secret_file, write_secret_file
+from mosastore.manager import DEFAULT_CHUNK_SIZE
 from storage_adapters.services.common import (
     ServiceRecord,
     forget_record,

@@ -9,7 +9,7 @@ State lives in SQLite (`metadata.Metadata`), so a restart keeps every
 committed file. A collector thread deletes the chunks of removed or
 replaced files from their benefactors.
 
-    python -m storage_adapters.mosastore manager --listen 127.0.0.1:7000 \\
+    python -m mosastore manager --listen 127.0.0.1:7000 \\
         --db /var/lib/mosastore/meta.db --secret-file /etc/mosastore/secret
 """
 
@@ -22,9 +22,9 @@ import threading
 import time
 from typing import Any
 
-from storage_adapters.mosastore.auth import check_secret, read_secret_file
-from storage_adapters.mosastore.metadata import Metadata, check_name
-from storage_adapters.mosastore.placement import (
+from mosastore.auth import check_secret, read_secret_file
+from mosastore.metadata import Metadata, check_name
+from mosastore.placement import (
     LOCATION_XATTR,
     PLACEMENT_XATTR,
     Hint,
@@ -33,9 +33,9 @@ from storage_adapters.mosastore.placement import (
     make_plan,
     parse_hint,
 )
-from storage_adapters.mosastore.protocol import Channel, Header, ok
-from storage_adapters.mosastore.rpc import PoolSet
-from storage_adapters.mosastore.server import Reply, Server
+from mosastore.protocol import Channel, Header, ok
+from mosastore.rpc import PoolSet
+from mosastore.server import Reply, Server
 
 log = logging.getLogger("mosastore.manager")
 DEFAULT_CHUNK_SIZE = 1024 * 1024
@@ -273,7 +273,7 @@ def _check_chunks(chunks: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run a manager in the foreground until SIGTERM/SIGINT."""
-    from storage_adapters.mosastore.daemon import block_stop_signals, run_until_signal, setup_logging
+    from mosastore.daemon import block_stop_signals, run_until_signal, setup_logging
 
     parser = argparse.ArgumentParser(prog="mosastore manager", description="MosaStore metadata manager")
     parser.add_argument("--listen", required=True, help="HOST:PORT to listen on")

@@ -20,8 +20,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from storage_adapters.mosastore.auth import AuthenticationError, server_handshake
-from storage_adapters.mosastore.protocol import Channel, Header, ProtocolError, failure
+from mosastore.auth import AuthenticationError, server_handshake
+from mosastore.protocol import Channel, Header, ProtocolError, failure
 
 log = logging.getLogger("mosastore.server")
 

@@ -1,6 +1,12 @@
 """A MosaStore-style workflow-aware store: node-local disks aggregated into one POSIX mount.
 
-Pieces (each runs as its own process, `python -m storage_adapters.mosastore ROLE`):
+A storage system of its own; `storage_adapters.mosastore` is its thin `--storage
+mosastore` backend. It builds on the storage layer's shared pieces (errors, the
+FUSE mount plumbing in `storage_adapters.fuse` that the HDFS and Chirp mounts
+use too, process records in `storage_adapters.services.common`) and on nothing
+of the engine.
+
+Pieces (each runs as its own process, `python -m mosastore ROLE`):
 
 - `manager`: namespace and metadata in SQLite (survives restarts, atomic
   renames), benefactor registry with heartbeats, placement plans, garbage
@@ -12,8 +18,7 @@ Pieces (each runs as its own process, `python -m storage_adapters.mosastore ROLE
 
 Placement hints (`user.mosastore.placement`: local, collocate:GROUP,
 scatter, replicate:K) and location exposure (`user.mosastore.location`) are
-extended attributes; `adapter.MosaStoreAdapter` is the `--storage mosastore`
-backend and `service` starts everything on one machine. All connections
+extended attributes; `service` starts everything on one machine. All connections
 authenticate with a shared secret (challenge–response, see `auth`).
 See docs/mosastore.md.
 """

@@ -10,7 +10,7 @@ request can never name a file outside the chunk directory. A thread
 heart-beats to the manager every second with the node name, the address
 clients should use, and the free space.
 
-    python -m storage_adapters.mosastore benefactor --node n1 --dir /local/chunks \\
+    python -m mosastore benefactor --node n1 --dir /local/chunks \\
         --listen 0.0.0.0:7001 --advertise n1.cluster:7001 --manager head:7000 --secret-file S
 """
 
@@ -26,11 +26,11 @@ import shutil
 import threading
 import uuid
 
-from storage_adapters.mosastore.auth import check_secret, read_secret_file
-from storage_adapters.mosastore.metadata import check_name
-from storage_adapters.mosastore.protocol import Channel, Header, ok, payload_digest
-from storage_adapters.mosastore.rpc import Pool
-from storage_adapters.mosastore.server import Reply, Server
+from mosastore.auth import check_secret, read_secret_file
+from mosastore.metadata import check_name
+from mosastore.protocol import Channel, Header, ok, payload_digest
+from mosastore.rpc import Pool
+from mosastore.server import Reply, Server
 
 log = logging.getLogger("mosastore.benefactor")
 KEY_PATTERN = re.compile(r"^[0-9a-f]{1,16}-[0-9a-f]{16}-[0-9]{1,9}$")
@@ -155,7 +155,7 @@ def heartbeat_forever(manager: Pool, node: str, address: str, store: ChunkStore,
 
 def main(argv: list[str] | None = None) -> int:
     """Run a benefactor in the foreground until SIGTERM/SIGINT."""
-    from storage_adapters.mosastore.daemon import block_stop_signals, run_until_signal, setup_logging
+    from mosastore.daemon import block_stop_signals, run_until_signal, setup_logging
 
     parser = argparse.ArgumentParser(prog="mosastore benefactor", description="MosaStore benefactor (chunk server)")
     parser.add_argument("--node", required=True, help="this node's name (as workers see it)")

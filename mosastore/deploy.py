@@ -1,6 +1,6 @@
 """Starting and stopping MosaStore processes: manager, benefactors and the FUSE client mount.
 
-Each process runs `python -m storage_adapters.mosastore ROLE` in its own
+Each process runs `python -m mosastore ROLE` in its own
 session with its log appended to a file, and is tracked by PID plus start
 time (so it is stopped by that PID, never by name). `mount` waits until the
 kernel lists the mount; `unmount` releases it with `fusermount3 -u` (lazily
@@ -17,7 +17,7 @@ import time
 from storage_adapters.errors import ServiceError
 from storage_adapters.fuse.mounting import Process, check_fuse_client, module_environment, mount_client, started
 from storage_adapters.fuse.mounting import unmount as release
-from storage_adapters.mosastore.rpc import Pool
+from mosastore.rpc import Pool
 from storage_adapters.services.common import LOOPBACK, port_open, spawn, wait_until
 from storage_adapters.services.s3fs_mount import mounted_fstype
 
@@ -27,7 +27,7 @@ FSTYPE = "fuse.mosastore"
 
 
 def _argv(role: str, *options: str) -> list[str]:
-    return [sys.executable, "-m", "storage_adapters.mosastore", role, *options]
+    return [sys.executable, "-m", "mosastore", role, *options]
 
 
 def start_manager(directory: str, port: int, secret_file: str, chunk_size: int, log: str,

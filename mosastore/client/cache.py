@@ -15,8 +15,8 @@ from collections import OrderedDict
 
 import trio
 
-from storage_adapters.mosastore.client.netem import LinkEmulator
-from storage_adapters.mosastore.client.store import StoreClient
+from mosastore.client.netem import LinkEmulator
+from mosastore.client.store import StoreClient
 
 
 class _Slot:

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 import pyfuse3
 
 from storage_adapters.fuse.handlers import translated
-from storage_adapters.mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, Plan, parse_hint
+from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, Plan, parse_hint
 
 if TYPE_CHECKING:
-    from storage_adapters.mosastore.client.files import Context, PendingFile
+    from mosastore.client.files import Context, PendingFile
 
 USER_NAMESPACE = "user."
 

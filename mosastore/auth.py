@@ -21,7 +21,7 @@ import os
 import secrets as random_source
 import socket
 
-from storage_adapters.mosastore.protocol import ProtocolError, recv_header, send_message
+from mosastore.protocol import ProtocolError, recv_header, send_message
 
 NONCE_BYTES = 32
 MIN_SECRET_LENGTH = 16

@@ -19,8 +19,8 @@ import threading
 import time
 from typing import Any
 
-from storage_adapters.mosastore.auth import AuthenticationError, client_handshake
-from storage_adapters.mosastore.protocol import Channel, Header, ProtocolError, raise_for
+from mosastore.auth import AuthenticationError, client_handshake
+from mosastore.protocol import Channel, Header, ProtocolError, raise_for
 
 CALL_TIMEOUT = 120.0
 CONNECT_TIMEOUT = 5.0

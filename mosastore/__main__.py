@@ -1,4 +1,4 @@
-"""`python -m storage_adapters.mosastore manager|benefactor|mount ...`: run one MosaStore process."""
+"""`python -m mosastore manager|benefactor|mount ...`: run one MosaStore process."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     roles = ("manager", "benefactor", "mount")
     if not args or args[0] not in roles:
-        print(f"usage: python -m storage_adapters.mosastore {{{'|'.join(roles)}}} [options] (--help for each)",
+        print(f"usage: python -m mosastore {{{'|'.join(roles)}}} [options] (--help for each)",
               file=sys.stderr)
         return 2
     role, rest = args[0], args[1:]
     # Chunks, the metadata database and logs belong to the owner alone, whatever umask we inherit.
     os.umask(0o077)
     if role == "manager":
-        from storage_adapters.mosastore.manager import main as run
+        from mosastore.manager import main as run
     elif role == "benefactor":
-        from storage_adapters.mosastore.benefactor import main as run
+        from mosastore.benefactor import main as run
     else:
-        from storage_adapters.mosastore.client.mount import main as run
+        from mosastore.client.mount import main as run
     return run(rest)
 
 

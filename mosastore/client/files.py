@@ -25,11 +25,11 @@ from typing import Any
 import trio
 
 from storage_adapters.fuse.edits import Edits
-from storage_adapters.mosastore.benefactor import chunk_key, new_write_id
-from storage_adapters.mosastore.client.cache import ChunkCache
-from storage_adapters.mosastore.client.netem import LinkEmulator
-from storage_adapters.mosastore.client.store import StoreClient
-from storage_adapters.mosastore.placement import Plan, chunk_nodes
+from mosastore.benefactor import chunk_key, new_write_id
+from mosastore.client.cache import ChunkCache
+from mosastore.client.netem import LinkEmulator
+from mosastore.client.store import StoreClient
+from mosastore.placement import Plan, chunk_nodes
 
 PARALLEL_UPLOADS = 8
 

@@ -1,4 +1,4 @@
-"""`python -m storage_adapters.mosastore mount`: run the FUSE client in the foreground.
+"""`python -m mosastore mount`: run the FUSE client in the foreground.
 
 Checks the manager (reachable, secret accepted) before mounting, so a bad
 address or secret is one clear line and exit status 2 instead of a mount
@@ -7,7 +7,7 @@ chunks (best effort; it needs root), so large reads reach the client as
 1 MiB requests that map onto whole chunks. Unmount with `fusermount3 -u
 MOUNTPOINT` or SIGTERM; either way the process ends and the mount is gone.
 
-    python -m storage_adapters.mosastore mount --mount /mnt/mosa --manager head:7000 \\
+    python -m mosastore mount --mount /mnt/mosa --manager head:7000 \\
         --secret-file /etc/mosastore/secret --node "$(hostname)"
 """
 
@@ -23,12 +23,12 @@ import tempfile
 import pyfuse3
 import trio
 
-from storage_adapters.mosastore.auth import AuthenticationError, check_secret, read_secret_file
-from storage_adapters.mosastore.client.fs import MosaFS
-from storage_adapters.mosastore.client.netem import LinkEmulator
-from storage_adapters.mosastore.client.store import StoreClient
-from storage_adapters.mosastore.daemon import setup_logging
-from storage_adapters.mosastore.rpc import Unreachable
+from mosastore.auth import AuthenticationError, check_secret, read_secret_file
+from mosastore.client.fs import MosaFS
+from mosastore.client.netem import LinkEmulator
+from mosastore.client.store import StoreClient
+from mosastore.daemon import setup_logging
+from mosastore.rpc import Unreachable
 
 log = logging.getLogger("mosastore.client")
 FSTYPE = "fuse.mosastore"
