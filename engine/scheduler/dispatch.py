@@ -39,6 +39,35 @@ PUMP_S = 0.002
 # tasks that end sooner than estimated.
 SETTLE_SHARE = 0.5
 SETTLE_CAP_S = 0.01
+class Locator:
+    """Asks the store where a task's input files are (for placement), once per path per run.
+
+    Done here, outside the state machine, which gets the answers as event data."""
+
+    def __init__(self, locate: Callable[[str], Sequence[str]] | None) -> None:
+        self._locate = locate
+        self._where: dict[str, tuple[str, ...]] = {}
+
+    def locations(self, task: Task) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each input of `task` that some node is known to hold, with those nodes."""
+        if self._locate is None:
+            return ()
+        found = ((path, self._nodes_of(path)) for path in dict.fromkeys(task.inputs))
+        return tuple((path, nodes) for path, nodes in found if nodes)
+
+    def _nodes_of(self, path: str) -> tuple[str, ...]:
+        nodes = self._where.get(path)
+        if nodes is None:
+            try:
+                nodes = tuple(self._locate(path)) if self._locate else ()
+            except Exception:
+                # A placement hint must never fail the run: an unlocatable file
+                # simply gives no preference.
+                nodes = ()
+            self._where[path] = nodes
+        return nodes
+
+
 class SchedulerAborted(SwiftRuntimeError):
     """The run cannot continue (every worker is gone)."""
 
@@ -60,7 +89,8 @@ class Scheduler:
     ) -> None:
         self._transport: Transport = _transport(transport, world, workers, runner, nodes)
         self._workers = workers
-        self._state = SchedulerState(placement=Placement(locate), rng=rng)
+        self._state = SchedulerState(placement=Placement(), rng=rng)
+        self._locator = Locator(locate)
         self._started = False
         self._closed = False
         self._buffered: list[Event] = []
@@ -86,7 +116,7 @@ class Scheduler:
             self._started = True
             joined = self._transport.start()
             self._buffered += [WorkerJoined(worker, node) for worker, node in joined]
-        self._buffered.append(TaskSubmitted(task))
+        self._buffered.append(TaskSubmitted(task, self._locator.locations(task)))
         self._submitted += 1
         if time.monotonic() >= self._next_pump:
             self._pump()

@@ -21,9 +21,12 @@ from engine.task.contract import Completion, Task
 
 @dataclass(frozen=True, slots=True)
 class TaskSubmitted:
-    """The runtime hands over a task whose inputs are all closed."""
+    """The runtime hands over a task whose inputs are all closed; `locations` names, for each
+    input file the store could place, the nodes holding it (asked by the scheduler's shell, so
+    that the state machine does no I/O)."""
 
     task: Task
+    locations: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

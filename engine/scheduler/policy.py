@@ -9,8 +9,8 @@ no I/O of its own:
   run time per (kind, label), so tiny tasks share a message and long ones go
   alone.
 - `Backoff` draws randomized exponential retry delays.
-- `Placement` turns a task's input files into a soft node preference (via the
-  storage layer's `locate`, cached per path) and judges whether a worker may
+- `Placement` turns where a task's input files are (event data: the scheduler's
+  shell asked the store) into a soft node preference, and judges whether a worker may
   take a task now, take it only because nothing better is coming, or must
   leave it for another worker.
 """
@@ -22,11 +22,7 @@ import random
 from collections import Counter, deque
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Collection, Iterator, Sequence
-
-from engine.task.contract import Task
-
-Locate = Callable[[str], Sequence[str]]
+from typing import Collection, Iterable, Iterator, Sequence
 
 
 class ReadyQueue:
@@ -155,42 +151,27 @@ class Verdict(Enum):
 class Placement:
     """Soft, starvation-free affinity of tasks to nodes and workers.
 
-    `locate(path)` (from the storage layer) names the nodes holding a file;
-    answers are cached per path for the life of this object (one run). A
-    task prefers the nodes holding the most of its inputs. A worker elsewhere
-    defers it at most `patience` times before anyone may take it, so no
-    task waits forever for its preferred node. Without `locate`, or for a
-    task without inputs, there is no preference and no cost.
+    A task prefers the nodes holding the most of its inputs (as the store
+    located them: `TaskSubmitted.locations`). A worker elsewhere defers it at
+    most `patience` times before anyone may take it, so no task waits forever
+    for its preferred node. For a task whose inputs no node is known to hold,
+    there is no preference and no cost.
     """
 
-    def __init__(self, locate: Locate | None = None, patience: int = 8) -> None:
-        self._locate = locate
-        self._where: dict[str, tuple[str, ...]] = {}
+    def __init__(self, patience: int = 8) -> None:
         self.patience = patience
 
-    def affinity(self, task: Task, worker_nodes: Collection[str]) -> Affinity | None:
-        """The nodes among `worker_nodes` holding the most of `task.inputs`, if any hold one."""
-        if self._locate is None or not task.inputs:
-            return None
+    def affinity(self, locations: Iterable[tuple[str, tuple[str, ...]]],
+                 worker_nodes: Collection[str]) -> Affinity | None:
+        """The nodes among `worker_nodes` holding the most of a task's inputs (`locations`:
+        each input's holders), if any hold one."""
         holders: Counter[str] = Counter()
-        for path in task.inputs:
-            holders.update(node for node in self._nodes_of(path) if node in worker_nodes)
+        for _path, nodes in locations:
+            holders.update(node for node in nodes if node in worker_nodes)
         if not holders:
             return None
         most = max(holders.values())
         return Affinity(nodes=frozenset(node for node, count in holders.items() if count == most))
-
-    def _nodes_of(self, path: str) -> tuple[str, ...]:
-        nodes = self._where.get(path)
-        if nodes is None:
-            try:
-                nodes = tuple(self._locate(path)) if self._locate else ()
-            except Exception:
-                # A placement hint must never fail the run: an unlocatable file
-                # simply gives no preference.
-                nodes = ()
-            self._where[path] = nodes
-        return nodes
 
     @staticmethod
     def retry_affinity(base: Affinity | None, failures: int, worker: int, node: str) -> Affinity:

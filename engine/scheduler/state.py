@@ -188,7 +188,7 @@ class SchedulerState:
         task = event.task
         if task.id in self._tasks:
             raise ValueError(f"task {task.id} submitted twice")
-        affinity = self._placement.affinity(task, self._node_workers)
+        affinity = self._placement.affinity(event.locations, self._node_workers)
         record = _TaskRecord(task, (task.kind, task.label), affinity, affinity)
         self._tasks[task.id] = record
         self._submitted += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from engine.scheduler.dispatch import Locator
 from engine.scheduler.policy import (
     Affinity, Backoff, DurationEstimates, Placement, ReadyQueue, Verdict,
 )
@@ -66,11 +67,12 @@ def test_affinity_ignores_nodes_without_workers_and_locate_failures() -> None:
             raise OSError("storage is down")
         return {"/a": ["n1", "far"], "/b": ["far"]}.get(path, [])
 
-    placement = Placement(locate)
+    locator, placement = Locator(locate), Placement()
     task = Task(0, "app", None, inputs=("/a", "/b", "/broken"))
-    assert placement.affinity(task, {"n0", "n1"}) == Affinity(nodes=frozenset({"n1"}))
-    assert placement.affinity(Task(1, "app", None, inputs=("/b",)), {"n0", "n1"}) is None
-    assert Placement().affinity(task, {"n1"}) is None
+    assert locator.locations(task) == (("/a", ("n1", "far")), ("/b", ("far",)))
+    assert placement.affinity(locator.locations(task), {"n0", "n1"}) == Affinity(nodes=frozenset({"n1"}))
+    assert placement.affinity(locator.locations(Task(1, "app", None, inputs=("/b",))), {"n0", "n1"}) is None
+    assert Locator(None).locations(task) == ()
 
 
 def test_retry_affinity_first_same_worker_then_elsewhere() -> None:

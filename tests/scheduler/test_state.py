@@ -13,6 +13,7 @@ from engine.scheduler.events import (
     Abort, Event, Instruction, Report, RetryDue, ScheduleRetry, SendBatch, Shutdown, StopWorker,
     TaskErred, TaskFinished, TaskSubmitted, WorkerJoined, WorkerLost,
 )
+from engine.scheduler.dispatch import Locator
 from engine.scheduler.policy import Batching, Placement
 from engine.scheduler.state import SchedulerState, TaskState
 from engine.task.contract import Completion, Task
@@ -26,7 +27,8 @@ class Driver:
 
     def __init__(self, locate: Callable[[str], Sequence[str]] | None = None,
                  **options: object) -> None:
-        self.state = SchedulerState(placement=Placement(locate), rng=random.Random(7), **options)
+        self.state = SchedulerState(placement=Placement(), rng=random.Random(7), **options)
+        self.locator = Locator(locate)  # what the Scheduler's shell asks the store
 
     def handle(self, *events: Event) -> list[Instruction]:
         out = self.state.handle(*events)
@@ -34,7 +36,7 @@ class Driver:
         return out
 
     def submit(self, *tasks: Task) -> list[Instruction]:
-        return self.handle(*(TaskSubmitted(task) for task in tasks))
+        return self.handle(*(TaskSubmitted(task, self.locator.locations(task)) for task in tasks))
 
 
 def task(task_id: int, priority: int = 0, label: str = "f", inputs: tuple[str, ...] = (),
