@@ -3,7 +3,7 @@
 `SchedulerState.handle(*events)` is the only way its state changes; it returns
 the instructions its driver must carry out (see `events.py`). No I/O, no
 clock, no processes: time comes from the events, randomness from an injected
-`random.Random`, file locations from the injected `Placement`.
+`random.Random`, file locations from the events (`TaskSubmitted.locations`).
 
 Every live task is in exactly one place, named by its state: READY in the
 ready queue, ASSIGNED in one worker's in-flight set, WAITING_RETRY in the retry
