@@ -65,17 +65,21 @@ def _apply(fn: Callable[[Any, Any], Any], left: Future, right: Future, e: ir.Bin
 
 class ExprEvaluator:
     """Mixin of the interpreter: `ev(expr, env)` returns the expression's value handle
-    (`Interpreter` gives it `flow`, `values` and `call`)."""
+    (`Interpreter` gives it `flow`, `values`, `literals` and `call`)."""
 
     flow: Dataflow
     values: ValueOps
+    literals: dict[ir.Literal, Future]  # one closed future per literal of the program, made at first use
     call: Callable[..., list[Any]]
 
     def ev(self, e: ir.Expr, env: Env) -> Any:
         return getattr(self, "ev_" + type(e).__name__)(e, env)
 
     def ev_Literal(self, e: ir.Literal, env: Env) -> Future:
-        return Future.of(e.value)
+        handle = self.literals.get(e)
+        if handle is None:
+            handle = self.literals[e] = Future.of(e.value)  # closed: never changes, so shared
+        return handle
 
     def ev_Var(self, e: ir.Var, env: Env) -> Any:
         return env.lookup(e.sym)

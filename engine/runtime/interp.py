@@ -62,6 +62,7 @@ class Interpreter(ExprEvaluator, CallRunner):
         self.program = run.program
         self.flow = run.flow
         self.values = ValueOps(run.flow, run.files)
+        self.literals: dict[ir.Literal, Any] = {}
 
     # ------------------------------------------------------------ blocks
 

@@ -50,9 +50,9 @@ class Locator:
 
     def locations(self, task: Task) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """Each input of `task` that some node is known to hold, with those nodes."""
-        if self._locate is None:
+        if self._locate is None or not task.inputs:
             return ()
-        found = ((path, self._nodes_of(path)) for path in dict.fromkeys(task.inputs))
+        found = [(path, self._nodes_of(path)) for path in dict.fromkeys(task.inputs)]
         return tuple((path, nodes) for path, nodes in found if nodes)
 
     def _nodes_of(self, path: str) -> tuple[str, ...]:
