@@ -1,6 +1,6 @@
 """A job that brings its own store: `python -m batch.job_store` is the job's executable.
 
-`swiftcloud submit --storage mosastore` (a store with per-node daemons, and no
+`swiftcloud submit --storage mosastore|hdfs|chirp` (a store with per-node daemons, and no
 `[storage.NAME]` table naming a standing one) submits this driver instead of the run.
 On the job's first node it:
 
@@ -120,12 +120,12 @@ class Driver:
         user = find_config(self.args.config)
         text = Path(user).read_text(encoding="utf-8") if user else ""
         lines = [f"{key} = {json.dumps(value)}" for key, value in table.items()]  # TOML accepts JSON scalars
-        text += f"\n# added by swiftcloud submit: the job's own store\n[storage.{self.args.storage}]\n"
+        text += f"\n# added by swiftcloud submit: the job's own store\n[storage.{self.args.backend}]\n"
         text += "\n".join(lines) + "\n"
         try:
             tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
-            raise JobStoreError(f"cannot add the job's [storage.{self.args.storage}] table to {user}: {error}"
+            raise JobStoreError(f"cannot add the job's [storage.{self.args.backend}] table to {user}: {error}"
                                 ) from None
         path = os.path.join(self.shared, "swiftcloud.toml")
         Path(path).write_text(text, encoding="utf-8")
@@ -139,7 +139,7 @@ class Driver:
             engine, ranks = ["run", "-n", str(self.args.processes)], []
         os.environ["SWIFTCLOUD_NODE_FROM_HOST"] = "1"  # workers are named as the store names its nodes
         self.run = self._launch(ranks, ["-m", "engine.cli", *engine, "--config", config,
-                                        "--storage", self.args.storage, *self.args.run_args])
+                                        "--storage", self.args.backend, *self.args.run_args])
         return self.run.wait()
 
     # ----- files in and out -----
@@ -149,7 +149,7 @@ class Driver:
 
         if not self.args.stage_in:
             return
-        store = open_storage(self.args.storage, config)
+        store = open_storage(self.args.backend, config)
         try:
             for path in self.args.stage_in:
                 if os.path.isabs(path) or not os.path.exists(path):
@@ -164,7 +164,7 @@ class Driver:
         from storage_adapters.local import LocalAdapter
 
         staged = {os.path.normpath(p) for p in self.args.stage_in}
-        store = open_storage(self.args.storage, config)
+        store = open_storage(self.args.backend, config)
         here = LocalAdapter(os.getcwd(), "submit-dir")
         count = size = 0
         try:
@@ -205,8 +205,7 @@ class Driver:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m batch.job_store", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--backend", required=True)
-    parser.add_argument("--storage", required=True, help="the name the run's --storage uses")
+    parser.add_argument("--backend", required=True, help="the store, also the name the run's --storage uses")
     parser.add_argument("--executor", choices=("slurm", "local"), required=True)
     parser.add_argument("-n", dest="processes", type=int, required=True)
     parser.add_argument("--run-dir", required=True)

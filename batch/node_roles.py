@@ -13,10 +13,10 @@ import os
 import subprocess
 from typing import Any, ClassVar
 
+from mosastore.deploy import FSTYPE as MOSASTORE_FSTYPE
 from storage_adapters.chirp.service import FSTYPE as CHIRP_FSTYPE
 from storage_adapters.fuse.mounting import Process, detach, started, unmount
 from storage_adapters.hdfs.service import FSTYPE as HDFS_FSTYPE
-from mosastore.deploy import FSTYPE as MOSASTORE_FSTYPE
 from storage_adapters.services.common import free_port
 
 MOUNT_DIR = "mnt"
@@ -80,14 +80,23 @@ class NodeRole:
         of it, daemons included, before killing them moments later), the mount is
         detached first, so that it goes even if its client dies mid-request, and the
         processes get little time."""
+        grace = HURRIED_STOP_S if hurry else STOP_S
         try:
             if hurry:
                 detach(self.mountpoint)
-            self.unmount(HURRIED_STOP_S if hurry else STOP_S)
+            self.unmount(grace)
         finally:
             for process in reversed(self.started):
-                process.stop(HURRIED_STOP_S if hurry else STOP_S)
+                self.stop_process(process, grace)
             self.started.clear()
+            self.cleanup()
+
+    def stop_process(self, process: Process, grace: float) -> None:
+        """Stop one process this node started: SIGTERM, SIGKILL after `grace`."""
+        process.stop(grace)
+
+    def cleanup(self) -> None:
+        """What is left once every process stopped (nothing by default)."""
 
 
 class MosaStoreRole(NodeRole):
@@ -141,7 +150,6 @@ class MosaStoreRole(NodeRole):
     def table(self, head: dict[str, Any]) -> dict[str, Any]:
         return {"backend": "mosastore", "mount_path": os.path.realpath(self.mountpoint), "manager": head["manager"],
                 "auto_mount": False}
-
 
 
 class HdfsRole(NodeRole):
@@ -209,7 +217,6 @@ class HdfsRole(NodeRole):
                 "mount_path": os.path.realpath(self.mountpoint), "auto_mount": False}
 
 
-
 class ChirpRole(NodeRole):
     """One chirp_server, on the first node, mounted with our FUSE client.
 
@@ -257,20 +264,18 @@ class ChirpRole(NodeRole):
         return {"backend": "chirp", "mode": "shared", "server": head["server"],
                 "mount_path": os.path.realpath(self.mountpoint), "auto_mount": False}
 
-
-    def stop(self, hurry: bool = False) -> None:
+    def stop_process(self, process: Process, grace: float) -> None:
         from storage_adapters.chirp import service as chirp
 
-        try:
-            if hurry:
-                detach(self.mountpoint)
-            self.unmount(HURRIED_STOP_S if hurry else STOP_S)
-        finally:
-            for process in self.started:
-                if process.role == "server":
-                    chirp.stop_server(process, HURRIED_STOP_S if hurry else STOP_S)  # and its per-connection forks
-            self.started.clear()
-            chirp.purge(self.node_dir)  # a root-started server keeps its files outside node_dir
+        if process.role == "server":
+            chirp.stop_server(process, grace)  # and the processes it forked per connection
+        else:
+            process.stop(grace)
+
+    def cleanup(self) -> None:
+        from storage_adapters.chirp import service as chirp
+
+        chirp.purge(self.node_dir)  # a root-started server keeps its files outside node_dir
 
 
 ROLES: dict[str, type[NodeRole]] = {role.backend: role for role in (MosaStoreRole, HdfsRole, ChirpRole)}

@@ -54,8 +54,8 @@ def use_trial_slurm(state_dir: str) -> bool:
 def own_store(settings: SubmitSettings, config: dict[str, Any]) -> str | None:
     """The backend whose daemons the job starts itself, or None.
 
-    A store with per-node daemons (MosaStore) named by `--storage` with no
-    `[storage.NAME]` table for a standing one is brought up inside the job.
+    A store with per-node daemons (MosaStore, HDFS, Chirp: `batch.node_roles`) named by
+    `--storage` with no `[storage.NAME]` table for a standing one is brought up inside the job.
     """
     from batch.node_roles import ROLES
 
@@ -81,16 +81,15 @@ def job_spec(settings: SubmitSettings, script: str, script_args: list[str], run_
     if backend is not None:
         # The driver runs once, on the first node, and starts the store's and the run's steps.
         found = find_config(config_path)
-        arguments = ["-m", "batch.job_store", "--backend", backend, "--storage", backend,
+        arguments = ["-m", "batch.job_store", "--backend", backend,
                      "--executor", settings.executor, "-n", str(settings.processes), "--run-dir", run_dir,
                      "--store-dir", settings.store_dir,
                      *(["--config", os.path.abspath(found)] if found else []),
                      *(f"--stage-in={path}" for path in settings.stage_in), "--", *run]
         launcher = "single"
-    elif settings.storage:
-        arguments = ["-m", "engine.cli", *_run_command(settings), "--storage", settings.storage, *run]
     else:
-        arguments = ["-m", "engine.cli", *_run_command(settings), *run]
+        storage = ["--storage", settings.storage] if settings.storage else []
+        arguments = ["-m", "engine.cli", *_run_command(settings), *storage, *run]
     processes = 1 if settings.executor == "local" else settings.processes
     environment = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
                    **settings.environment}
@@ -114,8 +113,8 @@ def job_spec(settings: SubmitSettings, script: str, script_args: list[str], run_
 
 def _check_store_settings(paths: list[str], backend: str | None, store_dir: str) -> None:
     if paths and backend is None:
-        raise UsageError("--stage-in loads files into a store the job brings up (--storage mosastore without a "
-                         "[storage.mosastore] table); other stores are loaded with 'swiftcloud put'")
+        raise UsageError("--stage-in loads files into a store the job brings up (--storage mosastore, hdfs or chirp "
+                         "without a [storage.NAME] table); other stores are loaded with 'swiftcloud put'")
     if not os.path.isabs(store_dir):
         raise UsageError(f"store_dir {store_dir!r}: must be an absolute path (a node-local directory)")
     for path in paths:
