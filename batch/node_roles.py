@@ -171,11 +171,8 @@ class HdfsRole(NodeRole):
         rpc_port, http_port = free_port(address), free_port(address)
         core, common = hdfs.properties(directory, f"{address}:{rpc_port}", address, http_port, 1,
                                        hdfs.DEFAULT_BLOCK_SIZE)
-        conf = os.path.join(directory, "conf")
-        hdfs.write_conf(conf, core, common)
-        hdfs.format_namenode(conf, directory)
         log = self.log("head", "namenode")
-        namenode = spawn(hdfs.java(conf, hdfs.NAMENODE_CLASS, log_dir=directory), log, hdfs.environment())
+        namenode = spawn(hdfs.namenode_command(directory, core, common, fresh=True), log, hdfs.environment())
         self.started.append(started("namenode", namenode, log, rpc_port))
         self.namenode = namenode
         wait_until(lambda: hdfs.namenode_state(http_port, address) is not None, namenode, "the HDFS NameNode", log,
@@ -187,15 +184,11 @@ class HdfsRole(NodeRole):
         from storage_adapters.hdfs import service as hdfs
         from storage_adapters.services.common import spawn
 
-        directory = os.path.join(self.node_dir, "datanode")
-        os.makedirs(directory, mode=0o700, exist_ok=True)
         port = free_port(address)
-        site = hdfs.datanode_properties(head["common"], directory, node, address,
-                                        (port, free_port(address), free_port(address)))
-        conf = os.path.join(directory, "conf")
-        hdfs.write_conf(conf, head["core"], site)
+        argv = hdfs.datanode_command(os.path.join(self.node_dir, "datanode"), node, address,
+                                     (port, free_port(address), free_port(address)), head["core"], head["common"])
         log = self.log(node, "datanode")
-        process = spawn(hdfs.java(conf, hdfs.DATANODE_CLASS, log_dir=directory), log, hdfs.environment())
+        process = spawn(argv, log, hdfs.environment())
         self.started.append(started("datanode", process, log, port, node))
 
     def check_head(self, head: dict[str, Any], nodes: list[str]) -> None:

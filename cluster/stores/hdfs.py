@@ -30,11 +30,8 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     head = cluster.nodes[0]
     core, common = hdfs.properties(directory, f"{head.address}:{PORT}", head.address, HTTP_PORT, 1,
                                    hdfs.DEFAULT_BLOCK_SIZE)
-    conf = os.path.join(directory, "conf-namenode")
-    hdfs.write_conf(conf, core, common)
-    hdfs.format_namenode(conf, directory)
     log = os.path.join(directory, "namenode.log")
-    namenode, popen = spawn_on(head, "namenode", hdfs.java(conf, hdfs.NAMENODE_CLASS, log_dir=directory), log,
+    namenode, popen = spawn_on(head, "namenode", hdfs.namenode_command(directory, core, common, fresh=True), log,
                                PORT, hdfs.environment())
     cluster.record_started(namenode)
 
@@ -52,12 +49,9 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     started = [namenode]
     for node in cluster.nodes:
         data = cluster.node_dir(node.name, "hdfs")
-        node_conf = os.path.join(data, "conf")
-        hdfs.write_conf(node_conf, core, hdfs.datanode_properties(common, data, node.name, node.address,
-                                                                  DATANODE_PORTS))
+        argv = hdfs.datanode_command(data, node.name, node.address, DATANODE_PORTS, core, common)
         started.append(cluster.record_started(spawn_on(
-            node, "datanode", hdfs.java(node_conf, hdfs.DATANODE_CLASS, log_dir=data),
-            os.path.join(data, "datanode.log"), DATANODE_PORTS[0], hdfs.environment())[0]))
+            node, "datanode", argv, os.path.join(data, "datanode.log"), DATANODE_PORTS[0], hdfs.environment())[0]))
     wait_until(lambda: ready(len(cluster.nodes)), popen, "HDFS (all DataNodes live, safe mode off)", log, timeout=180)
     mountpoint = cluster.path("mnt", hdfs.NAME)
     os.makedirs(mountpoint, exist_ok=True)

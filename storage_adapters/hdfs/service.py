@@ -5,7 +5,7 @@ run from the jars that setup copies from Maven Central into
 `$SWIFTCLOUD_HADOOP_LIB` (default `/opt/swiftcloud/hadoop/lib`). Under
 `<state>/hdfs/`: `name/` (the NameNode's metadata, formatted at the first
 start), `nodeI/data` (DataNode `nodeI`'s blocks), one configuration directory
-per process (`conf-namenode`, `conf-nodeI`) and one log each. Every address
+per process (`conf-namenode`, `nodeI/conf`) and one log each. Every address
 and bind host is 127.0.0.1 on ports chosen free at start; each DataNode
 reports its emulated node name (`dfs.datanode.hostname`), so the block
 locations the NameNode gives name nodes, not addresses. `start` returns once
@@ -152,12 +152,8 @@ def start(state_dir: str, datanodes: int = 1, replication: int = 1,
     mountpoint = os.path.realpath(os.path.join(directory, "mnt"))
     client: Process | None = None
     try:
-        namenode_conf = os.path.join(directory, "conf-namenode")
-        write_conf(namenode_conf, core, common)
-        if not os.path.isdir(os.path.join(directory, "name", "current")):
-            format_namenode(namenode_conf, directory)
         log = os.path.join(directory, "namenode.log")
-        namenode = spawn(java(namenode_conf, NAMENODE_CLASS, log_dir=directory), log, environment())
+        namenode = spawn(namenode_command(directory, core, common), log, environment())
         processes.append(started("namenode", namenode, log, rpc_port))
         wait_until(lambda: namenode_state(http_port) is not None, namenode, "the HDFS NameNode", log, timeout=120)
         for node in node_names(datanodes):
@@ -223,16 +219,33 @@ def format_namenode(conf_dir: str, directory: str) -> None:
         raise ServiceError(f"formatting the HDFS NameNode failed:\n{log_tail(log)}")
 
 
-def _start_datanode(directory: str, node: str, core: dict[str, object], common: dict[str, object]) -> Process:
-    node_dir = os.path.join(directory, node)
+def namenode_command(directory: str, core: dict[str, object], common: dict[str, object],
+                     fresh: bool = False) -> list[str]:
+    """Configure the NameNode whose metadata lives in `directory` (formatted at its first start,
+    or every time when `fresh`) and return its command line."""
+    conf_dir = os.path.join(directory, "conf-namenode")
+    write_conf(conf_dir, core, common)
+    if fresh or not os.path.isdir(os.path.join(directory, "name", "current")):
+        format_namenode(conf_dir, directory)
+    return java(conf_dir, NAMENODE_CLASS, log_dir=directory)
+
+
+def datanode_command(node_dir: str, node: str, bind_host: str, ports: tuple[int, int, int],
+                     core: dict[str, object], common: dict[str, object]) -> list[str]:
+    """Configure DataNode `node` (blocks under `node_dir`, data, HTTP and IPC `ports` on
+    `bind_host`) and return its command line."""
     os.makedirs(node_dir, mode=0o700, exist_ok=True)
+    conf_dir = os.path.join(node_dir, "conf")
+    write_conf(conf_dir, core, datanode_properties(common, node_dir, node, bind_host, ports))
+    return java(conf_dir, DATANODE_CLASS, log_dir=node_dir)
+
+
+def _start_datanode(directory: str, node: str, core: dict[str, object], common: dict[str, object]) -> Process:
     port = free_port()
-    conf = datanode_properties(common, node_dir, node, LOOPBACK, (port, free_port(), free_port()))
-    conf_dir = os.path.join(directory, f"conf-{node}")
-    write_conf(conf_dir, core, conf)
     log = os.path.join(directory, f"datanode-{node}.log")
-    process = spawn(java(conf_dir, DATANODE_CLASS, log_dir=node_dir), log, environment())
-    return started("datanode", process, log, port, node)
+    argv = datanode_command(os.path.join(directory, node), node, LOOPBACK, (port, free_port(), free_port()), core,
+                            common)
+    return started("datanode", spawn(argv, log, environment()), log, port, node)
 
 
 def mount(mountpoint: str, namenode: str, spool_dir: str, log: str, root: str = "/",
