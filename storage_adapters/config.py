@@ -6,9 +6,15 @@ name is the backend), and resolves the backend's secret settings from
 environment variables: `secret_key_env = "MY_VAR"` names the variable, else
 the backend's default variable is read. A secret written literally in the
 file is refused, so secrets never sit in a file that gets committed or logged.
+`staging = "copy" | "stream"`, read here for every backend, says how a
+staging-mode store hands inputs to tasks (see `storage_adapters.streaming`);
+backends that cannot stream, and shared stores, ignore it.
 
 With no table for NAME at all, a backend may take its settings from a server
-started by `swiftcloud services start` in the state directory (try-it mode).
+started by `swiftcloud services start` in the state directory (try-it mode). So
+may a table that sets none of the settings such a server provides (e.g. only
+`backend = "s3"` and `staging = "stream"`): it is the running server used
+another way. A table that names its own endpoint or bucket never mixes with it.
 The state directory is `$SWIFTCLOUD_STATE_DIR`, else `[services] state_dir`
 of the config file, else `.swiftcloud/services` in the current directory.
 """
@@ -25,6 +31,7 @@ from storage_adapters.services.common import default_state_dir
 from storage_adapters.settings import StorageSettings
 
 CONFIG_FILE_NAME = "swiftcloud.toml"
+STAGING_STYLES = ("copy", "stream")
 
 
 def find_config(config_path: str | None) -> str | None:
@@ -83,8 +90,24 @@ def load_settings(name: str, config_path: str | None = None) -> StorageSettings:
             f"storage '{name}': unknown backend '{backend}' (backends: {', '.join(known_backends())})"
         )
     settings = StorageSettings(name, backend, options, f"[storage.{name}]", state_dir)
+    settings.staging = options.pop("staging", "copy")
+    if settings.staging not in STAGING_STYLES:
+        raise settings.error(f"'staging' must be one of {', '.join(map(repr, STAGING_STYLES))}, "
+                             f"not {settings.staging!r}")
     _resolve_secrets(settings)
+    _fill_from_services(settings)
     return settings
+
+
+def _fill_from_services(settings: StorageSettings) -> None:
+    """A table that sets none of a running server's settings takes them, and its secrets
+    where the environment gives none."""
+    running, secrets = adapter_class(settings.backend).service_defaults(settings.state_dir)
+    if not running or set(running) & set(settings.options):
+        return
+    settings.options = {**running, **settings.options}
+    settings.secrets = {**secrets, **settings.secrets}
+    settings.source = f"{settings.source} with the local services in {settings.state_dir}"
 
 
 def _from_services(name: str, state_dir: str) -> StorageSettings:

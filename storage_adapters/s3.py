@@ -9,7 +9,9 @@ both backends can share a bucket. `rename` is copy + delete (not atomic).
 
 Settings (`[storage.NAME]`, `backend = "s3"`): `bucket` (required),
 `endpoint_url`, `prefix`, `region`, `multipart_threshold_mb`,
-`multipart_chunksize_mb`, `max_concurrency`; secrets `access_key` and
+`multipart_chunksize_mb`, `max_concurrency`, `staging` ("copy" or "stream":
+inputs fed to tasks through FIFOs as they download, from `open(path, "rb")`,
+which streams the GET's body); secrets `access_key` and
 `secret_key` from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` (or the
 variables named by `access_key_env` / `secret_key_env`).
 """
@@ -46,6 +48,9 @@ class S3Adapter(StorageAdapter):
     backend: ClassVar[str] = "s3"
     mode: ClassVar[str] = "staging"
     atomic_rename: ClassVar[bool] = False
+    # `open(path, "rb")` reads as the bytes arrive, so `staging = "stream"` can feed a FIFO from it.
+    streams_reads: ClassVar[bool] = True
+    staging: str = "copy"
     needs_parent_dirs: ClassVar[bool] = False
     secret_settings: ClassVar[dict[str, str]] = {
         "access_key": "AWS_ACCESS_KEY_ID",
@@ -104,6 +109,7 @@ class S3Adapter(StorageAdapter):
             multipart_chunksize=settings.option("multipart_chunksize_mb", 8, int) * MB,
             max_concurrency=settings.option("max_concurrency", 4, int),
         )
+        adapter.staging = settings.staging
         settings.reject_unknown()
         return adapter
 

@@ -10,7 +10,8 @@ SFTP sessions are pooled: each concurrent transfer gets its own channel.
 
 Settings (`[storage.NAME]`, `backend = "scp"`): `host`, `root` (the store
 directory on the server) and `key_file` required; `port` (22), `user`
-(current user), `known_hosts` (~/.ssh/known_hosts), `timeout` (10 s); the
+(current user), `known_hosts` (~/.ssh/known_hosts), `timeout` (10 s), `staging`
+("copy" or "stream": inputs fed to tasks through FIFOs from an SFTP read); the
 secret `key_passphrase` from `SWIFTCLOUD_SSH_KEY_PASSPHRASE` if the key has one.
 """
 
@@ -46,6 +47,9 @@ class ScpAdapter(StorageAdapter):
 
     backend: ClassVar[str] = "scp"
     mode: ClassVar[str] = "staging"
+    # `open(path, "rb")` reads as the bytes arrive, so `staging = "stream"` can feed a FIFO from it.
+    streams_reads: ClassVar[bool] = True
+    staging: str = "copy"
     secret_settings: ClassVar[dict[str, str]] = {"key_passphrase": "SWIFTCLOUD_SSH_KEY_PASSPHRASE"}
 
     def __init__(
@@ -96,6 +100,7 @@ class ScpAdapter(StorageAdapter):
             key_passphrase=settings.secret("key_passphrase", required=False),
             timeout=float(settings.option("timeout", 10, (int, float))),
         )
+        adapter.staging = settings.staging
         settings.reject_unknown()
         return adapter
 

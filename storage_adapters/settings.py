@@ -25,6 +25,8 @@ class StorageSettings:
     secrets: dict[str, str] = field(default_factory=dict, repr=False)
     # Secret setting -> the environment variable it is read from (for messages).
     secret_env: dict[str, str] = field(default_factory=dict, repr=False)
+    # How a staging store's inputs reach a task: "copy" (download, then run) or "stream".
+    staging: str = "copy"
     _used: set[str] = field(default_factory=set, repr=False)
 
     def option(self, key: str, default: Any = _MISSING, kind: type | tuple[type, ...] = str) -> Any:

@@ -14,7 +14,9 @@ As in Parsl's data providers, staging strategies are small objects with a
   atomic on the store side.
 
 A failed task (`succeeded=False`) pushes nothing. Transfers of one task run
-concurrently on a few threads.
+concurrently on a few threads. With `staging = "stream"` on a store that reads
+as a stream (s3, scp), `stream_in` replaces the download by FIFOs fed while the
+task runs (`storage_adapters.streaming`); other stores copy.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Protocol, TypeVar
 
 from storage_adapters.base import StorageAdapter, remove_quietly
 from storage_adapters.errors import StorageConfigError
+from storage_adapters.streaming import InputStreams, open_streams
 
 TRANSFER_THREADS = 4
 T = TypeVar("T")
@@ -100,6 +103,19 @@ def stage_in(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_dir:
     if not unique:
         return {}
     return strategy_for(adapter).stage_in(adapter, unique, os.path.abspath(scratch_dir))
+
+
+def streams_inputs(adapter: StorageAdapter) -> bool:
+    """Should this store's inputs be streamed (its setting says so and it can)?"""
+    return adapter.mode == "staging" and getattr(adapter, "staging", "copy") == "stream" \
+        and getattr(adapter, "streams_reads", False)
+
+
+def stream_in(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_dir: str) -> InputStreams:
+    """Start feeding a task's inputs into FIFOs under `scratch_dir`; `.paths` maps logical
+    path -> FIFO, and `.finish()` after the task joins the feeders (see `streaming`)."""
+    unique = list(dict.fromkeys(adapter.logical_file(path) for path in logical_paths))
+    return open_streams(adapter, unique, os.path.abspath(scratch_dir))
 
 
 def stage_out(adapter: StorageAdapter, local_to_logical: dict[str, str], succeeded: bool = True) -> int:

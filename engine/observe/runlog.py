@@ -9,6 +9,17 @@ and its start and end with task id, kind, label, command line, worker, node,
 times (epoch seconds) and exit status; the start record carries the worker's
 own clock reading and is written with the end. Reports, resume and the
 benchmarks read this file.
+
+The `end` record of an app task also says where its worker spent the attempt
+and what it moved (Python leaves and builtins carry none of these keys):
+- `stage_in_s`, `run_s`, `stage_out_s`: seconds (6 decimals) fetching inputs,
+  running the app (launch to exit, outputs renamed into place) and pushing
+  outputs; staging is 0.0 for shared stores and local runs. With stream staging
+  `stage_in_s` is only the time until the app could start: the downloads
+  happen inside `run_s`.
+- `bytes_in`, `bytes_out`: bytes of the declared input and output files —
+  those downloaded and uploaded for a staging store (streamed: those fed to the
+  app), the files' sizes for shared stores and local runs.
 """
 
 from __future__ import annotations

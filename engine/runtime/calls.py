@@ -173,7 +173,8 @@ class CallRunner:
                        stdin=_maybe(task_path, redirect["stdin"]), stdout=_maybe(task_path, redirect["stdout"]),
                        stderr=_maybe(task_path, redirect["stderr"]),
                        outputs=tuple(task_path(p) for p in outputs), label=label,
-                       hidden_env=files.secret_env_names, walltime=walltime)
+                       hidden_env=files.secret_env_names, walltime=walltime,
+                       inputs=tuple(task_path(p) for p in dict.fromkeys(inputs)))
 
     # ------------------------------------------------------------ library
 

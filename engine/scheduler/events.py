@@ -39,18 +39,21 @@ class WorkerJoined:
 
 @dataclass(frozen=True, slots=True)
 class TaskFinished:
-    """A worker ran a task successfully; `start`/`end` are epoch seconds of that run."""
+    """A worker ran a task successfully; `start`/`end` are epoch seconds of that run;
+    `phases` is an app's phase record (see `AppPhases`), None for other tasks."""
 
     task_id: int
     worker: int
     value: Any
     start: float
     end: float
+    phases: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class TaskErred:
-    """A worker ran a task and it failed; `retriable` says whether another try may help."""
+    """A worker ran a task and it failed; `retriable` says whether another try may help;
+    `phases` as for `TaskFinished`."""
 
     task_id: int
     worker: int
@@ -58,6 +61,7 @@ class TaskErred:
     retriable: bool
     start: float
     end: float
+    phases: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,8 @@ Worker -> engine:
 - `("done", worker_id, [(task_id, ok, value_or_error, retriable, start, end), ...])`:
   outcomes of one or more tasks (sent as they finish; only results of short
   tasks finishing within a few milliseconds of each other travel together).
+  An app task's result has a seventh element, its phase record (times and
+  bytes for the run log); others do without, so they cost nothing more.
 
 A transport also reports a dead worker as a `WorkerGone` notice. Messages are
 plain tuples so that they stay small and picklable; `events_from` turns what a
@@ -29,8 +31,8 @@ DONE = "done"
 
 STOP_MESSAGE: tuple[str] = (STOP,)
 
-# (task_id, ok, value if ok else error message, retriable, start, end)
-Result = tuple[int, bool, Any, bool, float, float]
+# (task_id, ok, value if ok else error message, retriable, start, end[, phases])
+Result = tuple[Any, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +65,9 @@ def events_from(item: Incoming) -> list[Event]:
         raise RuntimeError(f"unexpected message from a worker: {item!r:.200}")
     _, worker, results = item
     return [
-        TaskFinished(task_id, worker, payload, start, end) if ok
-        else TaskErred(task_id, worker, payload, retriable, start, end)
-        for task_id, ok, payload, retriable, start, end in results
+        TaskFinished(r[0], worker, r[2], r[4], r[5], r[6] if len(r) > 6 else None) if r[1]
+        else TaskErred(r[0], worker, r[2], r[3], r[4], r[5], r[6] if len(r) > 6 else None)
+        for r in results
     ]
 
 

@@ -209,7 +209,8 @@ class SchedulerState:
             return
         self._estimates.observe(record.key, event.end - event.start)
         self._move(record, S.DONE)
-        out.append(Report(self._completion(record, True, event.value, "", event.start, event.end)))
+        out.append(Report(self._completion(record, True, event.value, "", event.start, event.end,
+                                           event.phases)))
 
     def _on_erred(self, event: TaskErred, out: list[Instruction]) -> None:
         record = self._held(event.task_id, event.worker)
@@ -227,7 +228,8 @@ class SchedulerState:
             out.append(ScheduleRetry(record.task.id, delay))
         else:
             self._move(record, S.FAILED)
-            failure = self._completion(record, False, None, event.error, event.start, event.end)
+            failure = self._completion(record, False, None, event.error, event.start, event.end,
+                                       event.phases)
             out.append(Report(failure))
 
     def _on_lost(self, event: WorkerLost, out: list[Instruction]) -> None:
@@ -482,10 +484,12 @@ class SchedulerState:
         return record
 
     def _completion(self, record: _TaskRecord, ok: bool, value: object, error: str,
-                    start: float, end: float) -> Completion:
+                    start: float, end: float, phases: dict[str, Any] | None = None) -> Completion:
+        """The outcome of a task's last attempt; an app's phase record becomes its `extra`."""
         node = self._workers[record.worker].node
         return Completion(record.task.id, ok, value=value, error=error, worker=record.worker,
-                          node=node, start=start, end=end, attempts=record.attempts)
+                          node=node, start=start, end=end, attempts=record.attempts,
+                          extra=phases if phases is not None else {})
 
     # ---------------------------------------------------------- invariants
 

@@ -14,8 +14,9 @@ The runner is any callable taking a payload (the engine gives an
 `engine.task.run.TaskRunner`); if it has a `terminate()` method, that is called
 on SIGTERM (the task runner kills the apps it started) before the worker exits,
 and a `before_retry()` method is called before a task's second or later
-attempt. `Worker.cancel()` (for a transport's signal handler) calls
-`terminate()` too but keeps the loop alive: the tasks it had not started yet
+attempt. An app's `AppPhases` (the value it returns, or its `LeafError`'s
+`phases`) travel as a result's seventh element; other results have six.
+`Worker.cancel()` (for a transport's signal handler) calls `terminate()` too but keeps the loop alive: the tasks it had not started yet
 fail as cancelled, so the worker is soon free for its engine's next message.
 """
 
@@ -31,7 +32,7 @@ from typing import Any, Callable
 
 from engine.scheduler.policy import Batching
 from engine.scheduler.protocol import RUN, STOP, Result, done_message
-from engine.task.contract import LeafError
+from engine.task.contract import AppPhases, LeafError
 
 # A batch's worth of work (the engine's default batch target): a batch of short
 # tasks reports in one message; results of longer work never wait.
@@ -112,11 +113,15 @@ class Worker:
         try:
             value = self.runner(payload)
         except LeafError as exc:
+            if exc.phases is not None:
+                return (task_id, False, exc.message, exc.retriable, start, time.time(), exc.phases)
             return (task_id, False, exc.message, exc.retriable, start, time.time())
         except BaseException as exc:
             if self.terminating:
                 raise
             return (task_id, False, f"internal error in task: {exc!r}", False, start, time.time())
+        if type(value) is AppPhases:  # an app's phases travel beside its (empty) value
+            return (task_id, True, None, False, start, time.time(), value.record())
         return (task_id, True, value, False, start, time.time())
 
 
@@ -140,7 +145,7 @@ def _sendable(result: Result) -> Result:
     try:
         pickle.dumps(result)
     except Exception as exc:
-        task_id, _, _, _, start, end = result
+        task_id, start, end = result[0], result[4], result[5]
         return (task_id, False, f"internal error in task: its result cannot be sent back: {exc!r}",
                 False, start, end)
     return result

@@ -6,6 +6,8 @@ of the picklable specs below (`AppSpec`, `PythonSpec`, `BuiltinCall`, with a
 `StagingPlan` for staging-mode stores) that a worker runs with
 `engine.task.run.TaskRunner`; the scheduler never looks inside it. A
 `Completion` reports the outcome; a failure inside a task is a `LeafError`.
+An app task also reports `AppPhases` (its staging and run times, bytes moved),
+which the run log writes into the task's `end` record.
 """
 
 from __future__ import annotations
@@ -72,6 +74,31 @@ class LeafError(Exception):
         super().__init__(message)
         self.message = message
         self.retriable = retriable
+        # A failed app's phase record (AppPhases.record()), set by the task runner.
+        self.phases: dict[str, float | int] | None = None
+
+
+@dataclass(slots=True)
+class AppPhases:
+    """Where one app attempt's time went on its worker, and how many bytes it moved.
+
+    Seconds of staging in, running the app (launch to exit, outputs renamed into
+    place; with stream staging the downloads happen inside it), and staging out;
+    `bytes_in`/`bytes_out` are the bytes of the declared input/output files
+    (downloaded/uploaded ones for staging stores).
+    """
+
+    stage_in_s: float = 0.0
+    run_s: float = 0.0
+    stage_out_s: float = 0.0
+    bytes_in: int = 0
+    bytes_out: int = 0
+
+    def record(self) -> dict[str, float | int]:
+        """The fields as the run log's `end` record carries them."""
+        return {"stage_in_s": round(self.stage_in_s, 6), "run_s": round(self.run_s, 6),
+                "stage_out_s": round(self.stage_out_s, 6), "bytes_in": self.bytes_in,
+                "bytes_out": self.bytes_out}
 
 
 @dataclass(frozen=True)
@@ -107,6 +134,8 @@ class AppSpec:
       secrets; well-known secret variables are always removed, see `apps.py`).
     - `staging`: a `StagingPlan` when the files live in a staging-mode store
       (the worker fetches inputs and pushes outputs around the run).
+    - `inputs`: paths of the declared input files, whose sizes the worker reports
+      as the task's `bytes_in` (a staged task's inputs are in its plan instead).
     """
 
     argv: tuple[str, ...]
@@ -120,6 +149,7 @@ class AppSpec:
     staging: StagingPlan | None = None
     hidden_env: tuple[str, ...] = ()
     walltime: float | None = None
+    inputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

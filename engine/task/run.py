@@ -9,17 +9,21 @@ for, the open store adapters of staging-mode stores, and the one namespace of
 `python_persist` when a builtin runs here. Library builtins are looked up in the
 table the runner was made with (the runtime makes it: this package does not
 know the library), and run with a context from the factory it was given.
+An app task returns its `AppPhases` (on failure its `LeafError` carries their
+record), which the worker sends back beside the result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from engine.errors import SwiftRuntimeError
 from engine.task.apps import AppProcesses
 from engine.task.atomic import Publisher
-from engine.task.contract import AppSpec, BuiltinCall, LeafError, PythonSpec, StagingPlan
+from engine.task.contract import AppPhases, AppSpec, BuiltinCall, LeafError, PythonSpec, StagingPlan
 from engine.task.pyleaf import new_namespace, run_python
 from engine.task.staging import run_staged
 
@@ -48,15 +52,11 @@ class TaskRunner:
         self.__init__(state["builtins"], state["make_context"])  # type: ignore[misc]
 
     def __call__(self, payload: AppSpec | PythonSpec | BuiltinCall) -> Any:
-        """Run one task and return its value (None for apps); failures raise LeafError."""
+        """Run one task and return its value (an app's: its AppPhases); failures raise LeafError."""
         try:
             if isinstance(payload, AppSpec):
                 self.apps.install_terminate_handler()
-                if payload.staging is not None:
-                    run_staged(payload, payload.staging, self._store(payload.staging), self._run_app)
-                else:
-                    self._run_app(payload)
-                return None
+                return self._run_app_task(payload)
             if isinstance(payload, PythonSpec):
                 return run_python(payload, self._namespace)
             if isinstance(payload, BuiltinCall):
@@ -81,6 +81,24 @@ class TaskRunner:
         worker, leaving temporaries that a fresh look must find."""
         self.publisher.forget_listings()
 
+    def _run_app_task(self, spec: AppSpec) -> AppPhases:
+        phases = AppPhases()
+        try:
+            if spec.staging is not None:
+                run_staged(spec, spec.staging, self._store(spec.staging), self._run_app, phases)
+            else:
+                phases.bytes_in = _file_bytes(spec.inputs, spec.cwd)
+                began = time.perf_counter()
+                try:
+                    self._run_app(spec)
+                finally:
+                    phases.run_s = time.perf_counter() - began
+                phases.bytes_out = _file_bytes(spec.outputs, spec.cwd)
+        except LeafError as e:
+            e.phases = phases.record()
+            raise
+        return phases
+
     def _run_app(self, spec: AppSpec) -> None:
         self.apps.run(spec, self.publisher)
 
@@ -100,3 +118,15 @@ class TaskRunner:
         context = self._make_context(script_args=list(call.script_args), script_path=call.script_path,
                                      python_namespace=self._namespace, publisher=self.publisher)
         return builtin(context, *call.args)
+
+
+def _file_bytes(paths: Iterable[str], cwd: str | None) -> int:
+    """Total size of the distinct files that exist among `paths` (relative ones under `cwd`;
+    an app need not write every output)."""
+    total = 0
+    for path in dict.fromkeys(paths):
+        try:
+            total += os.stat(os.path.join(cwd or "", path)).st_size
+        except OSError:
+            pass
+    return total

@@ -3,8 +3,12 @@
 Before the task, the worker fetches its input files from the store into a
 private scratch directory; the command line and redirections are rewritten to
 those local copies; after a successful run the outputs are pushed to the
-store (each appears whole, or not at all); a failed task pushes nothing. The
-caller opens the store adapter (once per worker process: `TaskRunner`).
+store (each appears whole, or not at all); a failed task pushes nothing. With
+`staging = "stream"` on a store that can, the inputs are FIFOs fed while the
+app runs instead, and the feeders are joined once it has exited: a failed
+download fails the task before anything is pushed. The caller opens the store
+adapter (once per worker process: `TaskRunner`). Each step's time and bytes
+go into the task's `AppPhases`.
 """
 
 from __future__ import annotations
@@ -13,21 +17,30 @@ import dataclasses
 import os
 import shutil
 import tempfile
+import time
 from typing import Any, Callable
 
-from engine.task.contract import AppSpec, LeafError, StagingPlan
+from engine.task.contract import AppPhases, AppSpec, LeafError, StagingPlan
 
 
-def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[AppSpec], None]) -> None:
+def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[AppSpec], None],
+               phases: AppPhases) -> None:
     """Stage in from `adapter`'s store, run `run(local_spec)`, stage out; LeafError on any failure."""
     from storage_adapters import StorageError
-    from storage_adapters.staging import stage_in, stage_out
+    from storage_adapters.staging import stage_in, stage_out, stream_in, streams_inputs
 
     scratch = tempfile.mkdtemp(prefix="swiftcloud-task-")
+    began = time.perf_counter()
+    streams = None
     try:
         try:
-            local = stage_in(adapter, plan.inputs, os.path.join(scratch, "in"))
-        except (StorageError, FileNotFoundError) as e:
+            if streams_inputs(adapter):
+                streams = stream_in(adapter, plan.inputs, os.path.join(scratch, "in"))
+                local = streams.paths
+            else:
+                local = stage_in(adapter, plan.inputs, os.path.join(scratch, "in"))
+                phases.bytes_in = sum(os.path.getsize(path) for path in local.values())
+        except (StorageError, OSError) as e:
             raise LeafError(f"staging in failed: {e}", retriable=True) from None
         out_dir = os.path.join(scratch, "out")
         outputs = {logical: os.path.join(out_dir, *logical.split("/")) for logical in plan.outputs}
@@ -40,10 +53,35 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
         redirects = {name: where[logical] for name, logical in plan.redirects}
         local_spec = dataclasses.replace(spec, argv=tuple(argv), outputs=tuple(outputs.values()),
                                          staging=None, **redirects)
-        run(local_spec)
+        started = time.perf_counter()
+        phases.stage_in_s = started - began
         try:
-            stage_out(adapter, {path: logical for logical, path in outputs.items()}, succeeded=True)
+            run(local_spec)
+        finally:
+            try:
+                if streams is not None:
+                    _finish_streams(streams, phases)
+            finally:
+                phases.run_s = time.perf_counter() - started
+        ran = started + phases.run_s
+        try:
+            phases.bytes_out = stage_out(adapter, {path: logical for logical, path in outputs.items()},
+                                         succeeded=True)
         except (StorageError, FileNotFoundError) as e:
             raise LeafError(f"staging out failed: {e}", retriable=True) from None
+        phases.stage_out_s = time.perf_counter() - ran
     finally:
+        if streams is not None:
+            streams.close()  # no feeder outlives the task, even if it failed before its app ran
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _finish_streams(streams: Any, phases: AppPhases) -> None:
+    """Join the input feeders; a failed download fails the task (even one whose app
+    succeeded: it may have read a truncated input)."""
+    from storage_adapters import StorageError
+
+    try:
+        phases.bytes_in = streams.finish()
+    except StorageError as e:
+        raise LeafError(f"staging in failed: {e}", retriable=True) from None

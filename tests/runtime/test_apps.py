@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.task.contract import AppSpec, BuiltinCall, LeafError
+from engine.task.contract import AppPhases, AppSpec, BuiltinCall, LeafError
 from engine.task.run import TaskRunner
 
 
@@ -39,7 +39,8 @@ def failure(spec: AppSpec) -> LeafError:
 
 def test_echo_inherits_stdout(capfd: pytest.CaptureFixture[str]) -> None:
     print("before", flush=False)  # must not be overtaken by the child's output
-    assert run_leaf(AppSpec(argv=("echo", "hello", "world"))) is None
+    phases = run_leaf(AppSpec(argv=("echo", "hello", "world")))
+    assert isinstance(phases, AppPhases) and (phases.bytes_in, phases.bytes_out) == (0, 0)
     assert capfd.readouterr().out == "before\nhello world\n"
 
 

@@ -118,6 +118,23 @@ def test_s3_bucket_missing(tmp_path: Path, minio_server: ServiceRecord, monkeypa
         open_storage("objects", config(tmp_path, s3_table(minio_server, bucket="no-such-bucket")))
 
 
+def test_a_table_setting_no_endpoint_uses_the_running_server(tmp_path: Path, minio_server: ServiceRecord,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # The server's directory is <state>/minio/data: the table below names only a way of using it.
+    monkeypatch.setenv("SWIFTCLOUD_STATE_DIR", str(Path(minio_server.info["data_dir"]).parents[1]))
+    path = config(tmp_path, '[storage.streamed]\nbackend = "s3"\nstaging = "stream"\n')
+    settings = load_settings("streamed", path)
+    assert settings.staging == "stream" and settings.options["endpoint_url"] == minio_server.info["endpoint_url"]
+    store = open_storage("streamed", path)
+    (tmp_path / "x.txt").write_text("through the running server\n")
+    store.put_file(str(tmp_path / "x.txt"), "config-test/x.txt")
+    store.get_file("config-test/x.txt", str(tmp_path / "back.txt"))
+    assert (tmp_path / "back.txt").read_text() == "through the running server\n"
+    # A table that names its own bucket and endpoint never takes the server's credentials.
+    with pytest.raises(StorageConfigError, match="AWS_ACCESS_KEY_ID"):
+        open_storage("objects", config(tmp_path, s3_table(minio_server)))
+
+
 # ----- scp -----
 
 def scp_table(server: ServiceRecord, **override: object) -> str:
