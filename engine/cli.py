@@ -3,7 +3,7 @@
     swiftcloud run [-n N] [-I DIR]... script.swift [ARG]...
     swiftcloud check [-I DIR]... script.swift
     swiftcloud dag [-I DIR]... script.swift -o graph.{dot,png,svg}
-    swiftcloud report runs/NNN
+    swiftcloud report runs/NNN [runs/MMM ...] [--overlay OUT_DIR [--labels A,B,...]]
 
 Exit status: 0 success, 1 run-time error, 2 compile-time error (or bad usage).
 Program output goes to stdout; diagnostics to stderr.
@@ -94,13 +94,20 @@ def build_parser() -> argparse.ArgumentParser:
     dag.add_argument("-o", "--output", required=True, metavar="FILE",
                      help="output file; the suffix picks the format: .dot, .png or .svg")
 
-    rep = sub.add_parser("report", help="summarize a run and draw its task trace and completion curve",
-                         description="Print a run's figures (tasks, makespan, ideal makespan = summed "
-                                     "task time / workers) and write trace.png, completion.png and "
-                                     "report.html into the run directory.")
-    rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory such as runs/001")
-    rep.add_argument("--json", action="store_true", help="print the figures as one JSON line")
-    rep.add_argument("--no-plots", action="store_true", help="only print the figures")
+    rep = sub.add_parser("report", help="summarize runs and draw their task traces and completion curves",
+                         description="Print each run's figures (tasks, makespan, ideal makespan = summed "
+                                     "task time / workers, seconds of coordination wait, stage-in, run, "
+                                     "stage-out, bytes in/out) and write trace.png, completion.png, "
+                                     "timeline.html, trace.json and report.html into its directory; with "
+                                     "--overlay, also compare the runs in one plot (docs/report.md).")
+    rep.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="a run directory such as runs/001")
+    rep.add_argument("--json", action="store_true", help="print the figures as one JSON line per run")
+    rep.add_argument("--no-plots", action="store_true", help="write no files for each run, only print its figures")
+    rep.add_argument("--overlay", metavar="OUT_DIR",
+                     help="write overlay_completion.png, overlay_makespan.png and overlay.json comparing the"
+                          " runs into OUT_DIR")
+    rep.add_argument("--labels", metavar="A,B,...",
+                     help="with --overlay: one legend label per run (default: the run directory names)")
 
     try:
         from storage_adapters.cli import add_commands
@@ -253,17 +260,34 @@ def cmd_dag(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     import json
 
-    from engine.observe.report import report
+    from engine.observe.report import RUN_FILES, overlay, report
 
-    summary = report(args.run_dir, plots=not args.no_plots)
-    if args.json:
-        print(json.dumps(summary.as_dict()))
-    else:
+    if args.labels is not None and args.overlay is None:
+        raise UsageError("--labels goes with --overlay")
+    labels = None
+    if args.labels is not None:
+        labels = [label.strip() for label in args.labels.split(",")]
+        if not all(labels) or len(labels) != len(args.run_dirs):
+            raise UsageError(f"--labels needs one non-empty label per run ({len(args.run_dirs)}),"
+                             f" not '{args.labels}'")
+    try:
+        summaries = [(run_dir, report(run_dir, plots=not args.no_plots)) for run_dir in args.run_dirs]
+        written = overlay(args.run_dirs, args.overlay, labels) if args.overlay is not None else {}
+    except OSError as error:
+        where = f" {error.filename}" if error.filename else ""
+        raise SwiftError(f"cannot write the report{where}: {error.strerror or error}") from None
+    for run_dir, summary in summaries:
+        if args.json:
+            print(json.dumps({"run_dir": run_dir, **summary.as_dict()}))
+            continue
+        if len(summaries) > 1:
+            print(f"{'run':>20}: {run_dir}")
         for key, value in summary.as_dict().items():
             print(f"{key:>20}: {value}")
         if not args.no_plots and summary.tasks:
-            print(f"{'plots':>20}: {args.run_dir}/trace.png, {args.run_dir}/completion.png,"
-                  f" {args.run_dir}/report.html")
+            print(f"{'files':>20}: " + ", ".join(os.path.join(run_dir, name) for name in RUN_FILES))
+    if written and not args.json:
+        print(f"{'overlay':>20}: " + ", ".join(written.values()))
     return EXIT_OK
 
 
