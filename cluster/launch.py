@@ -40,10 +40,11 @@ def find(state_dir: str) -> ClusterState:
 def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
         env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
     """The argv that runs `swiftcloud run WORDS` as a `processes`-rank job over the cluster,
-    and its environment."""
+    and its environment. The first node has two slots (the engine and worker 1), the others
+    one, so k workers run on the first k nodes, home region first."""
     python = sys.executable
     argv = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(lifecycle.LAUNCHER),
-            "-hosts", ",".join(node.name for node in cluster.nodes),
+            "-hosts", ",".join(f"{node.name}:{2 if index == 0 else 1}" for index, node in enumerate(cluster.nodes)),
             "-n", "1", python, "-m", "engine.cli", "run", "--mpi", *words,
             ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", python, "-m", "engine.scheduler.launch"]
     job_env = {key: value for key, value in env.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}

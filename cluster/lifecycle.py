@@ -24,7 +24,7 @@ from dataclasses import asdict
 from cluster import netns, node_exec, proxies, stores
 from cluster.nodes import start_holder
 from cluster.regions import DEFAULT_REGIONS, Region, place
-from cluster.state import PREFIX, SUBNET, ClusterState, Node, cluster_dir, forget, load, tag_for
+from cluster.state import HUB_ADDRESS, PREFIX, SUBNET, ClusterState, Node, cluster_dir, forget, load, tag_for
 from storage_adapters.errors import ServiceError
 from storage_adapters.fuse.mounting import PROJECT_ROOT
 from storage_adapters.services.common import forget_record
@@ -32,7 +32,6 @@ from storage_adapters.services.common import forget_record
 BRIDGE = "br0"
 TAG_PATTERN = re.compile(r"swc[0-9a-f]{4}")  # state.tag_for
 NODE_PATTERN = re.compile(r"node[0-9]+")
-HUB_ADDRESS = f"{SUBNET}.0.1"
 LAUNCHER = "node-exec"
 Report = Callable[[str], None]
 
@@ -112,12 +111,16 @@ def _expose(cluster: ClusterState, used: list[Region], remote: dict[str, int], n
 
 
 def _write_hosts(cluster: ClusterState, region: str, proxy_index: int | None) -> str:
-    """The hosts file of `region`'s nodes: every node, and the services (directly at home,
-    through the region's proxy elsewhere; a service not started resolves but refuses)."""
+    """The hosts file of `region`'s nodes: every node, and the services (directly at home: on
+    the first node, or in the hub for S3; through the region's proxy elsewhere; a service not
+    started resolves but refuses)."""
     lines = ["127.0.0.1\tlocalhost", f"{HUB_ADDRESS}\thub"]
     lines += [f"{node.address}\t{node.name}" for node in cluster.nodes]
-    service_address = cluster.nodes[0].address if proxy_index is None else proxies.region_address(proxy_index)
-    lines += [f"{service_address}\t{name}" for name in stores.SERVICE_NAMES]
+    if proxy_index is None:
+        lines += [f"{HUB_ADDRESS if name in stores.HUB_SERVICES else cluster.nodes[0].address}\t{name}"
+                  for name in stores.SERVICE_NAMES]
+    else:
+        lines += [f"{proxies.region_address(proxy_index)}\t{name}" for name in stores.SERVICE_NAMES]
     path = cluster.path(f"hosts-{region}")
     with open(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")

@@ -20,6 +20,7 @@ from storage_adapters.services.common import is_running
 
 STATE_FILE = "cluster.json"
 SUBNET = "10.231"  # a /16 that exists only inside the cluster's own namespaces
+HUB_ADDRESS = f"{SUBNET}.0.1"  # the bridge in the hub: the proxies, and services of no node (S3)
 PREFIX = 16
 
 

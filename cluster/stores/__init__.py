@@ -5,22 +5,25 @@ cluster's services directory), so a run on the cluster uses it with no settings.
 daemon listens on its node's own address; ports are fixed, since every node has a port
 space of its own. Services run on the first node and are known to every node by name
 (its hosts file), directly in the home region and through the region's latency proxy
-elsewhere. `local` needs no daemon: every node sees the host's directories.
+elsewhere. `local` needs no daemon: every node sees the host's directories. `s3fs` mounts
+the bucket of `s3` on every node (starting `s3` first if needed).
 """
 
 from __future__ import annotations
 
 from cluster.state import ClusterState
-from cluster.stores import chirp, hdfs, mosastore, s3
+from cluster.stores import chirp, hdfs, mosastore, s3, s3fs
 from cluster.stores.common import Expose, services_dir
 from storage_adapters.errors import ServiceError
 
-__all__ = ["CLUSTER_STORES", "RECORDS", "SERVICE_NAMES", "purge", "services_dir", "start"]
+__all__ = ["CLUSTER_STORES", "HUB_SERVICES", "RECORDS", "SERVICE_NAMES", "purge", "services_dir", "start"]
 
-STARTERS = {"mosastore": mosastore.start, "s3": s3.start, "hdfs": hdfs.start, "chirp": chirp.start}
+STARTERS = {"mosastore": mosastore.start, "s3": s3.start, "hdfs": hdfs.start, "chirp": chirp.start,
+            "s3fs": s3fs.start}
 CLUSTER_STORES = ("local", *STARTERS)
 SERVICE_NAMES = (mosastore.MANAGER_NAME, s3.NAME, hdfs.NAME, chirp.NAME)  # what every hosts file names
-RECORDS = ("mosastore", "minio", "hdfs", "chirp")  # the service records the stores write
+HUB_SERVICES = (s3.NAME,)  # services of no node: in the hub, reached over each node's own link
+RECORDS = ("mosastore", "minio", "hdfs", "chirp", "s3fs")  # the service records the stores write
 
 
 def start(cluster: ClusterState, store: str, expose: Expose) -> None:
@@ -28,6 +31,8 @@ def start(cluster: ClusterState, store: str, expose: Expose) -> None:
     `expose(name, address)` puts a service in reach of the remote regions."""
     if store not in CLUSTER_STORES:
         raise ServiceError(f"cannot start {store!r} on the cluster: it offers {', '.join(CLUSTER_STORES)}")
+    if store in cluster.storage:
+        return  # started already, as s3 is by s3fs
     if store in STARTERS:
         STARTERS[store](cluster, expose)
     cluster.storage.append(store)
