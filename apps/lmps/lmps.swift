@@ -12,6 +12,9 @@
 //   --costs=quadratic|linear --segments=10 --derate=default|none|line:148=0.6,...
 //   --time-limit=10.0 (seconds per hour) --low=0.45 --high=1.12 --seed=2011
 //   --python=PATH (the interpreter with numpy/highspy; default: the engine's own)
+//   --skeleton=DURATIONS.json (skeleton mode: prepare_model and every solve task do their
+//     real file I/O through the store but sleep their measured duration instead of
+//     computing; see apps/lmps/README.md "Skeleton mode")
 import assert;
 import python;
 import string;
@@ -36,9 +39,25 @@ app (file lmp, file generation, file flows, file summary)
      "--summary" summary chunks
 }
 
+// Skeleton mode: the same inputs and output names, compute replaced by a recorded sleep
+// (skeleton_chunk.py, standard library only, started without site packages).
+app (file model) skeleton_prepare (string py, string leaf, string durations) {
+  py "-S" "-E" leaf "prepare" "--durations" durations "--out" model
+}
+
+app (file result) skeleton_solve (string py, string leaf, string durations, file model, file profile,
+                                  int first, int count) {
+  py "-S" "-E" leaf "solve" "--durations" durations "--first" first "--count" count "--out" result
+     model profile
+}
+
+app (file summary) skeleton_merge (string py, string leaf, file model, file chunks[]) {
+  py "-S" "-E" leaf "merge" "--model" model "--summary" summary chunks
+}
+
 main {
   argv_accept("hours", "start", "chunk", "out", "costs", "segments", "derate", "time-limit",
-              "low", "high", "seed", "python");
+              "low", "high", "seed", "python", "skeleton");
   int hours = toint(argv("hours", "8760"));
   int start = toint(argv("start", "0"));
   int chunk = toint(argv("chunk", "24"));
@@ -56,9 +75,21 @@ main {
     py = python("import sys", "sys.executable");
   }
 
+  string durations = argv("skeleton", "");
+  string leaf;
+  if (durations == "") {
+    leaf = "";
+  } else {
+    leaf = python("import apps.lmps.skeleton_chunk as leaf", "leaf.__file__");
+  }
+
   int segments = toint(argv("segments", "10"));
-  file model <out + "/model.json"> = prepare_model(py, argv("costs", "quadratic"), segments,
-                                                   argv("derate", "default"));
+  file model <out + "/model.json">;
+  if (durations == "") {
+    model = prepare_model(py, argv("costs", "quadratic"), segments, argv("derate", "default"));
+  } else {
+    model = skeleton_prepare(py, leaf, durations);
+  }
   float low = tofloat(argv("low", "0.45"));
   float high = tofloat(argv("high", "1.12"));
   file profile <out + "/profile.csv"> = make_profile(py, start + hours, low, high, toint(argv("seed", "2011")));
@@ -68,14 +99,24 @@ main {
   file results[];
   foreach c in [0:n_chunks - 1] {
     int first = start + c * chunk;
-    file result <sprintf("%s/chunks/hours_%05i.json", out, first)> =
-        solve_chunk(py, model, profile, first, min(chunk, start + hours - first), limit);
+    int count = min(chunk, start + hours - first);
+    file result <sprintf("%s/chunks/hours_%05i.json", out, first)>;
+    if (durations == "") {
+      result = solve_chunk(py, model, profile, first, count, limit);
+    } else {
+      result = skeleton_solve(py, leaf, durations, model, profile, first, count);
+    }
     results[c] = result;
   }
 
-  file lmp <out + "/lmp.csv">;
-  file generation <out + "/generation.csv">;
-  file flows <out + "/flows.csv">;
   file summary <out + "/summary.json">;
-  (lmp, generation, flows, summary) = merge_chunks(py, model, results);
+  if (durations == "") {
+    file lmp <out + "/lmp.csv">;
+    file generation <out + "/generation.csv">;
+    file flows <out + "/flows.csv">;
+    (lmp, generation, flows, summary) = merge_chunks(py, model, results);
+  } else {
+    // skeleton chunks hold no results: the merge reads and checks them, writes summary.json
+    summary = skeleton_merge(py, leaf, model, results);
+  }
 }
