@@ -36,7 +36,7 @@ done
 # Byte-compile our own modules: every run starts three or more Python processes
 # (the CLI, each worker rank), and with PYTHONDONTWRITEBYTECODE set, as on some
 # managed machines, each would recompile every module at every start.
-"$VENV/bin/python" -m compileall -q -j 0 "$ROOT/engine" "$ROOT/storage_adapters" "$ROOT/mosastore" "$ROOT/apps" "$ROOT/batch" "$ROOT/cluster" >/dev/null
+"$VENV/bin/python" -m compileall -q -j 0 "$ROOT/engine" "$ROOT/storage_adapters" "$ROOT/mosastore" "$ROOT/apps" "$ROOT/batch" "$ROOT/cluster" "$ROOT/study" >/dev/null
 
 echo "setup: done ($("$VENV/bin/swiftcloud" --help >/dev/null && echo "swiftcloud installed in $VENV/bin"))"
 

@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
         from batch.cli import add_commands as add_batch_commands
 
         add_batch_commands(sub)
+        from study.cli import add_commands as add_study_commands
+
+        add_study_commands(sub)
     return parser
 
 

@@ -24,7 +24,7 @@ import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "storage_adapters", "mosastore", "batch", "cluster")
+PACKAGES = ("engine", "storage_adapters", "mosastore", "batch", "cluster", "study")
 
 
 def modules() -> dict[str, Path]:
@@ -170,3 +170,9 @@ def test_two_runs_in_one_process_give_what_two_processes_give(tmp_path: Path, ru
     together = "".join(outputs)
     expected = sum(i * i for i in range(1, 41))
     assert together == f"persist 1\nsum {expected}\nstatus 0\n" * 2  # persist is first: it waits for nothing
+
+
+def test_the_study_sits_on_top_only_the_cli_reaches_it() -> None:
+    assert {a for a, _ in edges("engine", "study")} <= {"engine.cli"}
+    for package in ("storage_adapters", "mosastore", "cluster", "batch"):
+        assert edges(package, "study") == []

@@ -1,0 +1,1 @@
+"""The storage study: one command over every store on an emulated cluster (issue 13)."""

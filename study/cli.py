@@ -1,0 +1,86 @@
+"""`swiftcloud study`: the storage study from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from engine.errors import EXIT_OK, EXIT_RUNTIME, UsageError
+
+DESCRIPTION = """\
+Reproduce the storage study on an emulated cluster of this machine (network namespaces,
+shaped links, remote regions behind latency proxies; needs root): every store is started
+on the nodes, then
+  io         concurrent read / write / read-after-write, one file per node (Figs 3/4/6)
+  workflows  BLAST and EnergyPlus on every store: completion curves and task traces
+             (Figs 8/9/11/12), staged vs shared execution, stream vs copy staging
+  lmp        the power-grid workflow's makespan vs node count, one task per hour, in
+             skeleton mode (Fig 13)
+and the study's claims are checked against what was measured. Writes study.json, the
+figures, claims.md and index.html into the results directory.
+
+  swiftcloud study                          # the small default (about 25 minutes here)
+  swiftcloud study --parts io --stores s3,mosastore
+  swiftcloud study --quick                  # every part at tiny sizes (a few minutes)
+  swiftcloud study --full                   # the study's sizes: hours
+
+See docs/study.md for what each figure shows and what we found."""
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Register `study` on the CLI's sub-parsers."""
+    from study.driver import ALL_STORES, PARTS
+
+    parser = subparsers.add_parser("study", help="run the storage study on an emulated cluster (needs root)",
+                                   description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--stores", default=",".join(ALL_STORES), metavar="NAME[,NAME]",
+                        help=f"stores to compare (default: all of {', '.join(ALL_STORES)})")
+    parser.add_argument("--parts", default=",".join(PARTS), metavar="PART[,PART]",
+                        help=f"parts to run (default: all of {', '.join(PARTS)})")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--full", dest="size", action="store_const", const="full", default="small",
+                      help="the study's sizes (files up to 1000 MB, EnergyPlus annual at 420 tasks, 8,760 hourly"
+                           " LMP tasks up to 16 nodes) instead of the small default")
+    size.add_argument("--quick", dest="size", action="store_const", const="quick",
+                      help="a few minutes' look at every part (tiny sizes: checks the set-up, not the claims)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="results directory (default: the next study-results/NNN)")
+    parser.set_defaults(handler=run_command)
+
+
+def _names(text: str, known: tuple[str, ...], what: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise UsageError(f"--{what}: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
+    return list(dict.fromkeys(names))
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from engine.observe.runlog import next_run_dir
+    from study.driver import ALL_STORES, PARTS, StudyPlan, run_study
+
+    stores = _names(args.stores, ALL_STORES, "stores")
+    parts = _names(args.parts, PARTS, "parts")
+    out_dir = os.path.abspath(args.out) if args.out else os.path.abspath(next_run_dir("study-results"))
+    os.makedirs(out_dir, exist_ok=True)
+    plan = StudyPlan(stores, [part for part in PARTS if part in parts], args.size, out_dir,
+                     os.path.join(out_dir, "state"))
+    begin = time.perf_counter()
+
+    def say(line: str) -> None:
+        print(f"study [{time.perf_counter() - begin:6.0f} s] {line}", file=sys.stderr, flush=True)
+
+    try:
+        results = run_study(plan, say)
+    except KeyboardInterrupt:
+        say(f"interrupted; the cluster was taken down; partial results in {out_dir}")
+        return EXIT_RUNTIME
+    for claim in results["claims"]:
+        print(f"[{claim['verdict']:>12}] {claim['claim']}\n               {claim['measured']}")
+    print(f"\nresults: {os.path.join(out_dir, 'index.html')} ({results['seconds']:.0f} s)")
+    for part, error in results["errors"].items():
+        print(f"part {part} failed: {error}", file=sys.stderr)
+    return EXIT_RUNTIME if results["errors"] else EXIT_OK

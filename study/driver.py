@@ -1,0 +1,122 @@
+"""The whole study in one call: bring up the emulated cluster with every store, run each part
+on it, take it down, and write the results directory (JSON, figures, claims, index page).
+
+A part that fails is recorded (with its error) and the study goes on with the next one; the
+cluster is taken down whatever happens, Ctrl-C and SIGTERM included.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
+
+from engine.errors import UsageError
+
+ALL_STORES = ("local", "s3", "s3fs", "mosastore", "hdfs", "chirp")
+PARTS = ("io", "workflows", "lmp")
+SIZES = ("quick", "small", "full")
+# The cluster stores each study store needs started (s3fs mounts the cluster's MinIO).
+CLUSTER_STORES = {"local": (), "s3": ("s3",), "s3fs": ("s3", "s3fs"), "mosastore": ("mosastore",),
+                  "hdfs": ("hdfs",), "chirp": ("chirp",)}
+Say = Callable[[str], None]
+
+
+@dataclass
+class StudyPlan:
+    """What to run: stores, parts, size (quick, small or full), where to write."""
+
+    stores: list[str]
+    parts: list[str]
+    size: str
+    out_dir: str
+    state_dir: str
+    started: float = field(default_factory=time.time)
+
+
+def cluster_stores(stores: list[str]) -> tuple[str, ...]:
+    """The stores to start on the cluster, each once, in a working order (s3 before s3fs)."""
+    return tuple(dict.fromkeys(name for store in stores for name in CLUSTER_STORES[store]))
+
+
+def part_options(part: str, size: str) -> Any:
+    """The options of one part at the chosen size: its class's quick(), small() or full()."""
+    from study import io, lmp, workflows
+
+    kind = {"io": io.IoOptions, "workflows": workflows.WorkflowOptions, "lmp": lmp.LmpOptions}[part]
+    return getattr(kind, size)()
+
+
+def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
+    """Run every part of `plan` on one cluster; returns (and writes) study.json's content."""
+    from cluster import lifecycle
+    from study import claims, index, io, lmp, workflows
+
+    if os.geteuid() != 0:
+        raise UsageError("the study runs on the emulated cluster, which needs root (network namespaces, tc)")
+    options = {part: part_options(part, plan.size) for part in plan.parts}
+    regions = lmp.STUDY_REGIONS if "lmp" in plan.parts else lmp.STUDY_REGIONS[:1]
+    nodes = sum(region.nodes for region in regions)
+    results: dict[str, Any] = {"mode": plan.size, "stores": plan.stores, "parts": {}, "errors": {},
+                               "regions": [vars(region) for region in regions], "nodes": nodes}
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        say(f"bringing up {nodes} nodes with {', '.join(cluster_stores(plan.stores)) or 'no daemons'}")
+        begin = time.perf_counter()
+        cluster = lifecycle.up(plan.state_dir, nodes, regions, cluster_stores(plan.stores), say)
+        results["cluster_up_s"] = round(time.perf_counter() - begin, 1)
+        try:
+            for part in plan.parts:
+                directory = os.path.join(plan.out_dir, part)
+                os.makedirs(directory, exist_ok=True)
+                say(f"== {part} ({plan.size}) ==")
+                begin = time.perf_counter()
+                try:
+                    if part == "workflows":
+                        outcome = workflows.run(cluster, plan.stores, options[part], directory, say, plan.state_dir)
+                    else:
+                        module = io if part == "io" else lmp
+                        outcome = module.run(cluster, plan.stores, options[part], directory, say)
+                except Exception as error:  # one part's failure must not lose the others' results
+                    say(f"{part} failed: {type(error).__name__}: {error}")
+                    results["errors"][part] = f"{type(error).__name__}: {error}"
+                    continue
+                outcome["seconds"] = round(time.perf_counter() - begin, 1)
+                results["parts"][part] = outcome
+                _save(plan, results)
+        finally:
+            say("taking the cluster down")
+            lifecycle.down(plan.state_dir, say)
+            _remove_empty(plan.state_dir)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    results["seconds"] = round(time.time() - plan.started, 1)
+    results["claims"] = [claim.as_dict() for claim in claims.evaluate(results)]
+    _save(plan, results)
+    index.write(plan.out_dir, results)
+    return results
+
+
+def _remove_empty(directory: str) -> None:
+    """Remove `directory` and its empty subdirectories (what `down` leaves of the state)."""
+    for root, _, _ in sorted(os.walk(directory), key=lambda entry: -len(entry[0])):
+        try:
+            os.rmdir(root)
+        except OSError:
+            pass
+
+
+def _save(plan: StudyPlan, results: dict[str, Any]) -> None:
+    path = os.path.join(plan.out_dir, "study.json")
+    with open(path + ".part", "w", encoding="utf-8") as handle:
+        json.dump(results, handle, indent=2)
+    os.replace(path + ".part", path)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt

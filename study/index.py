@@ -1,0 +1,58 @@
+"""The results directory's front pages: index.html (every figure, the claims table, the run's
+parameters) and claims.md (the claims table alone, ready for docs/study.md)."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from typing import Any
+
+PART_TITLES = {
+    "io": "Concurrent read / write / read-after-write, one file per node (Figs 3, 4, 6)",
+    "workflows": "Workflows on every store (Figs 8, 9, 11, 12), staged vs shared, stream vs copy",
+    "lmp": "Power-grid (LMP) makespan vs node count (Fig 13)",
+}
+
+
+def claims_markdown(claims: list[dict[str, Any]]) -> str:
+    rows = ["| the study's claim | what we measured | verdict |", "|---|---|---|"]
+    for claim in claims:
+        rows.append(f"| {claim['claim']} | {claim['measured']} | **{claim['verdict']}** |")
+    return "\n".join(rows) + "\n"
+
+
+def write(out_dir: str, results: dict[str, Any]) -> str:
+    """Write index.html and claims.md into `out_dir`; returns the index's path."""
+    with open(os.path.join(out_dir, "claims.md"), "w", encoding="utf-8") as handle:
+        handle.write(claims_markdown(results.get("claims", [])))
+    sections = []
+    for part, outcome in results.get("parts", {}).items():
+        images = "".join(
+            f"<figure><img src='{html.escape(part)}/{html.escape(figure)}' alt='{html.escape(figure)}'>"
+            f"<figcaption>{html.escape(figure)}</figcaption></figure>" for figure in outcome.get("figures", []))
+        mode = f" <small>({html.escape(str(outcome['mode']))} mode)</small>" if "mode" in outcome else ""
+        sections.append(f"<h2>{html.escape(PART_TITLES.get(part, part))}{mode}</h2>"
+                        f"<p>{outcome.get('seconds', 0):.0f} s</p>{images}")
+    for part, error in results.get("errors", {}).items():
+        sections.append(f"<h2>{html.escape(PART_TITLES.get(part, part))}</h2><p class='error'>failed: "
+                        f"{html.escape(error)}</p>")
+    claims = "".join(
+        f"<tr><td>{html.escape(c['claim'])}</td><td>{html.escape(c['measured'])}</td>"
+        f"<td class='{html.escape(c['verdict'])}'>{html.escape(c['verdict'])}</td></tr>"
+        for c in results.get("claims", []))
+    parameters = {key: value for key, value in results.items() if key not in ("parts", "claims")}
+    page = (
+        "<!doctype html><meta charset='utf-8'><title>swiftcloud storage study</title>"
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}img{max-width:100%}"
+        "figure{display:inline-block;max-width:49%;margin:0 0 1em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px;vertical-align:top}.holds{color:green}.differs{color:#b00}"
+        ".error{color:#b00}</style>"
+        f"<h1>Storage study ({html.escape(results.get('mode', ''))} mode)</h1>"
+        f"<h2>Claims</h2><table><tr><th>the study's claim</th><th>what we measured</th><th>verdict</th></tr>"
+        f"{claims}</table>{''.join(sections)}"
+        f"<h2>Parameters</h2><pre>{html.escape(json.dumps(parameters, indent=2))}</pre>\n")
+    path = os.path.join(out_dir, "index.html")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(page)
+    return path

@@ -1,0 +1,324 @@
+"""The power-grid workflow's makespan vs node count per store (Fig 13), in skeleton mode.
+
+For each store and node count k, one `swiftcloud run --cluster -n k+1 --storage S
+apps/lmps/lmps.swift --chunk=1 --skeleton=DURATIONS` (one engine rank and one worker on
+each of nodes 1..k, so past the home region's nodes the workers sit in remote regions),
+each with its own run directory and its own output directory in the store. Skeleton mode:
+every task moves its real files through the store but sleeps its measured duration
+instead of computing, since two cores cannot compute for 16 nodes; the durations come
+from a real hourly run made first on this machine (or a durations file given). The run
+log gives the makespan (first task start to last task end) and the node of every
+worker, checked against the k nodes asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from types import FrameType
+from typing import Any
+
+from cluster.regions import Region
+from cluster.state import ClusterState
+from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, UsageError
+from storage_adapters.errors import StorageError
+from engine.observe.runlog import read_events
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKFLOW = os.path.join(PROJECT_ROOT, "apps", "lmps", "lmps.swift")
+FIGURE = "fig13_lmp_makespan.png"
+# The study's cluster: a home zone of 8 nodes (the services run there), 4 nodes one
+# continent away and 4 across an ocean (round trips as in docs/cluster.md "Regions").
+STUDY_REGIONS = (
+    Region("zone-a", nodes=8, node_mbit=400, rtt_ms=0),
+    Region("region-b", nodes=4, node_mbit=400, rtt_ms=60, wan_mbit=200),
+    Region("continent-c", nodes=4, node_mbit=400, rtt_ms=150, wan_mbit=100),
+)
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class LmpOptions:
+    """Sizes of the sweep: hours (one task each), worker node counts, the recording run."""
+
+    size: str
+    hours: int
+    node_counts: tuple[int, ...]  # counts beyond the cluster's size are left out
+    start: int = 4800  # first hour: a summer window, congested and uncongested hours
+    record_hours: int = 0  # hours of the real run recording the durations (0: as many as `hours`)
+    durations: str | None = None  # a durations file to use instead of recording
+
+    @classmethod
+    def quick(cls) -> LmpOptions:
+        return cls("quick", hours=24, node_counts=(1, 2, 9))
+
+    @classmethod
+    def small(cls) -> LmpOptions:
+        # 72 hours: about 8 minutes for all six stores on this 2-core machine (96 hours took
+        # 550 s; each run also pays ~3 s of prepare_model's recorded time and ~5 s of start-up)
+        return cls("small", hours=72, node_counts=(2, 4, 8, 12, 16))
+
+    @classmethod
+    def full(cls) -> LmpOptions:
+        # The durations of a week of real hourly solves, reused in turn over the year: a real
+        # year first would add about 15 minutes of compute that the sweep then only sleeps.
+        return cls("full", hours=8760, start=0, node_counts=(1, 2, 4, 6, 8, 10, 12, 14, 16), record_hours=168)
+
+
+def _measured_command(argv: list[str], cwd: str, env: dict[str, str], log_path: str) -> tuple[int, float, float, str]:
+    """Run `argv`; its exit status, wall seconds, CPU seconds of it and its reaped descendants,
+    and its stderr's last lines. The whole output goes to `log_path`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    begin = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - begin
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    with open(log_path, "w", encoding="utf-8") as log:
+        log.write(f"$ {' '.join(argv)}\n{done.stdout}{done.stderr}")
+    tail = "\n".join(done.stderr.strip().splitlines()[-6:])
+    return done.returncode, wall, cpu, tail
+
+
+def _environment(state_dir: str | None) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (PROJECT_ROOT, env.get("PYTHONPATH"))))
+    if state_dir is not None:
+        env["SWIFTCLOUD_STATE_DIR"] = state_dir
+    return env
+
+
+def record_durations(options: LmpOptions, out_dir: str, say: Say) -> str:
+    """Run the real workflow hourly on this machine (-n 3) and write its durations file."""
+    from apps.lmps.durations import extract
+
+    hours = options.record_hours or options.hours
+    work = os.path.join(out_dir, "record")
+    os.makedirs(work, exist_ok=True)
+    say(f"recording durations: a real run of {hours} hourly tasks here (-n 3)")
+    argv = [sys.executable, "-m", "engine.cli", "run", "-n", "3", "--run-dir", "run", "--no-restart-log", WORKFLOW,
+            "--chunk=1", f"--hours={hours}", f"--start={options.start}", "--out=out"]
+    status, wall, _, tail = _measured_command(argv, work, _environment(None), os.path.join(work, "run.log"))
+    if status != 0:
+        raise RuntimeError(f"the recording run failed (exit {status}):\n{tail}")
+    document = extract(os.path.join(work, "run"), work)
+    document["recorded_on"] = "this machine, -n 3 (2 workers), real solves"
+    path = os.path.join(out_dir, "durations.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=1)
+    say(f"  recorded {document['recorded_tasks']} tasks in {wall:.1f} s: mean {document['seconds_mean']:.3f} s per"
+        f" task, {document['seconds_total']:.1f} s in all")
+    return path
+
+
+def run_figures(run_dir: str) -> dict[str, Any]:
+    """Makespans and worker placement of one run, from its log."""
+    events = read_events(run_dir)
+    starts = {event["task"]: event for event in events if event.get("event") == "start"}
+    ends = [event for event in events if event.get("event") == "end" and event["task"] in starts]
+    if not ends:
+        raise RuntimeError(f"{run_dir}: the run log holds no finished task")
+    solves = [end for end in ends if end.get("label") == "skeleton_solve"]
+    first = min(starts[end["task"]]["time"] for end in ends)
+    figures: dict[str, Any] = {
+        "tasks": len(ends), "failed": sum(end.get("status") != "ok" for end in ends),
+        "makespan_s": round(max(end["time"] for end in ends) - first, 3),
+        "solve_tasks": len(solves),
+        # the nodes of every worker that ran a task, and of every batch sent (a worker may get no task)
+        "worker_nodes": sorted({end["node"] for end in ends} |
+                               {event["node"] for event in events if event.get("event") == "dispatch"}),
+    }
+    if solves:
+        figures["solve_span_s"] = round(max(end["time"] for end in solves) -
+                                        min(starts[end["task"]]["time"] for end in solves), 3)
+        figures["solve_task_mean_s"] = round(sum(end["time"] - starts[end["task"]]["time"] for end in solves) /
+                                             len(solves), 4)
+    return figures
+
+
+def sweep_point(cluster: ClusterState, store: str, k: int, options: LmpOptions, durations: str, out_dir: str,
+                stamp: str, say: Say) -> dict[str, Any]:
+    """One run of the sweep: store `store`, workers on nodes 1..k."""
+    tag = f"{store}-k{k:02d}"
+    run_dir = os.path.join(out_dir, "runs", tag)
+    work = os.path.join(out_dir, "work")  # the runs' directory: a `local` store's files land here
+    os.makedirs(work, exist_ok=True)
+    argv = [sys.executable, "-m", "engine.cli", "run", "--cluster", "-n", str(k + 1), "--storage", store,
+            "--run-dir", run_dir, "--no-restart-log", WORKFLOW, "--chunk=1", f"--hours={options.hours}",
+            f"--start={options.start}", f"--skeleton={durations}", f"--out=study-lmp/{stamp}/{tag}"]
+    expected = [node.name for node in cluster.nodes[:k]]
+    regions = {node.name: node.region for node in cluster.nodes}
+    point: dict[str, Any] = {"store": store, "nodes": k, "ranks": k + 1, "run_dir": os.path.relpath(run_dir, out_dir),
+                             "expected_nodes": expected, "regions": sorted({regions[name] for name in expected})}
+    status, wall, cpu, tail = _measured_command(argv, work, _environment(os.path.dirname(cluster.directory)),
+                                                os.path.join(out_dir, "runs", f"{tag}.log"))
+    point.update(wall_s=round(wall, 3), cpu_s=round(cpu, 2))
+    if status != 0:
+        point.update(error=f"exit {status}: {tail}", makespan_s=None)
+        say(f"  {tag}: FAILED (exit {status}) after {wall:.1f} s: {tail.splitlines()[-1] if tail else ''}")
+        return point
+    point.update(run_figures(run_dir))
+    point["placement_ok"] = point["worker_nodes"] == sorted(expected)
+    say(f"  {tag}: makespan {point['makespan_s']:.1f} s (command {wall:.1f} s, CPU {cpu:.1f} s), workers on "
+        f"{len(point['worker_nodes'])} nodes ({', '.join(point['regions'])})"
+        + ("" if point["placement_ok"] else f" -- expected {', '.join(expected)}"))
+    return point
+
+
+def region_bounds(cluster: ClusterState) -> list[dict[str, Any]]:
+    """Where each region's nodes begin: the first node count that reaches into it."""
+    bounds, first = [], 1
+    for region in cluster.regions:
+        count = sum(node.region == region["name"] for node in cluster.nodes)
+        bounds.append({"name": region["name"], "first_node": first, "rtt_ms": region["rtt_ms"]})
+        first += count
+    return bounds
+
+
+def draw(results: dict[str, Any], path: str) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 4.8))
+    for store in results["stores"]:
+        curve = sorted((p["nodes"], p["makespan_s"]) for p in results["points"]
+                       if p["store"] == store and p.get("makespan_s") is not None)
+        if curve:
+            axes.plot(*zip(*curve), marker="o", label=store)
+    for bound in results["regions"][1:]:
+        axes.axvline(bound["first_node"] - 0.5, color="grey", linestyle="--", linewidth=1)
+        axes.text(bound["first_node"] - 0.4, 0.98, f"{bound['name']} ({bound['rtt_ms']:g} ms)",
+                  transform=axes.get_xaxis_transform(), rotation=90, va="top", fontsize="small", color="grey")
+    axes.set_xticks(results["node_counts"])
+    axes.set_xlabel("worker nodes (one worker each)")
+    axes.set_ylabel("makespan (s)")
+    axes.set_ylim(bottom=0)
+    axes.set_title(f"LMP workflow, {results['hours']} hourly tasks: makespan vs nodes\n"
+                   f"skeleton mode: compute replaced by measured sleeps ({results['recorded_hours']} real hours "
+                   "recorded)", fontsize="medium")
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
+
+
+def run(cluster: ClusterState, stores: list[str], options: LmpOptions, out_dir: str, say: Say) -> dict[str, Any]:
+    """The sweep over `stores` and node counts on `cluster`; lmp.json and the figure into out_dir."""
+    begin = time.perf_counter()
+    os.makedirs(os.path.join(out_dir, "runs"), exist_ok=True)
+    durations = os.path.abspath(options.durations) if options.durations else record_durations(options, out_dir, say)
+    with open(durations, encoding="utf-8") as handle:
+        recorded = json.load(handle)
+    counts = [k for k in options.node_counts if 1 <= k <= len(cluster.nodes)]
+    if not counts:
+        raise UsageError(f"no node count of {list(options.node_counts)} fits the cluster's {len(cluster.nodes)} nodes")
+    stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
+    results: dict[str, Any] = {
+        "mode": "skeleton", "size": options.size, "options": asdict(options), "hours": options.hours,
+        "node_counts": counts, "stores": stores, "durations_file": durations,
+        "recorded_hours": recorded["recorded_hours"], "recorded_task_mean_s": recorded["seconds_mean"],
+        "durations_reuse": recorded["reuse"] if options.hours > recorded["recorded_hours"] else "none",
+        "regions": region_bounds(cluster), "home_nodes": sum(n.region == cluster.nodes[0].region for n in cluster.nodes),
+        "makespan": "first task start to last task end, from the run log (wall_s: the whole command)",
+        "load_average_at_start": os.getloadavg(), "points": []}
+    for store in stores:
+        say(f"LMP skeleton, {options.hours} hourly tasks on {store}: nodes {', '.join(map(str, counts))}")
+        for k in counts:
+            results["points"].append(sweep_point(cluster, store, k, options, durations, out_dir, stamp, say))
+            _save(results, out_dir)
+    results["figures"] = [os.path.relpath(draw(results, os.path.join(out_dir, FIGURE)), out_dir)]
+    results["sweep_s"] = round(time.perf_counter() - begin, 1)
+    _save(results, out_dir)
+    return results
+
+
+def _save(results: dict[str, Any], out_dir: str) -> None:
+    path = os.path.join(out_dir, "lmp.json")
+    with open(path + ".part", "w", encoding="utf-8") as handle:
+        json.dump(results, handle, indent=1)
+    os.replace(path + ".part", path)
+
+
+def _interrupted(number: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(int(word) for word in text.split(",") if word.strip())
+    except ValueError:
+        counts = ()
+    if not counts or min(counts) < 1:
+        raise UsageError(f"--nodes: give node counts of 1 or more, e.g. 2,4,8 (not {text!r})")
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m study.lmp", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", choices=("quick", "small", "full"), default="small", help="default: small")
+    parser.add_argument("--stores", default="local,s3", help="stores to compare (default: local,s3)")
+    parser.add_argument("--hours", type=int, help="hourly tasks per run (default: the size's)")
+    parser.add_argument("--nodes", help="worker node counts, e.g. 2,4,8 (default: the size's)")
+    parser.add_argument("--durations", help="durations file to use (default: record them with a real run first)")
+    parser.add_argument("--record-hours", type=int, default=0,
+                        help="hours of the recording run (default: as many as --hours; more hours reuse them"
+                             " in a cycle)")
+    parser.add_argument("--out", default="study-lmp", help="results directory (default: study-lmp)")
+    parser.add_argument("--state-dir", default="/tmp/swiftcloud-study-lmp",
+                        help="state directory of the cluster this brings up and takes down")
+    args = parser.parse_args(argv)
+    say: Say = lambda line: print(f"lmp: {line}", file=sys.stderr, flush=True)  # noqa: E731
+    previous = signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        from cluster import lifecycle
+        from study.driver import ALL_STORES, cluster_stores
+
+        options = getattr(LmpOptions, args.size)()
+        options = replace(options, hours=args.hours or options.hours,
+                          node_counts=_counts(args.nodes) if args.nodes else options.node_counts,
+                          durations=args.durations, record_hours=args.record_hours)
+        stores = [name for name in args.stores.split(",") if name]
+        if not stores or set(stores) - set(ALL_STORES):
+            raise UsageError(f"--stores: choose from {', '.join(ALL_STORES)}")
+        if options.hours < 1 or options.record_hours < 0:
+            raise UsageError("--hours must be at least 1 and --record-hours not negative")
+        if os.geteuid() != 0:
+            raise UsageError("the emulated cluster needs root (network namespaces, bridges and tc)")
+        nodes = max(options.node_counts)
+        os.makedirs(args.out, exist_ok=True)
+        say(f"bringing up {nodes} nodes with {', '.join(cluster_stores(stores)) or 'no daemons'}")
+        cluster = lifecycle.up(args.state_dir, nodes, STUDY_REGIONS, cluster_stores(stores), say)
+        try:
+            results = run(cluster, stores, options, os.path.abspath(args.out), say)
+        finally:
+            say("taking the cluster down")
+            lifecycle.down(args.state_dir, say)
+    except UsageError as error:
+        print(f"lmp: {error}", file=sys.stderr)
+        return EXIT_COMPILE  # 2: the project's exit status for usage errors
+    except KeyboardInterrupt:
+        print("lmp: interrupted (the cluster was taken down)", file=sys.stderr)
+        return EXIT_RUNTIME
+    except (RuntimeError, OSError, ValueError, StorageError) as error:
+        print(f"lmp: {error}", file=sys.stderr)
+        return EXIT_RUNTIME
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    say(f"done in {results['sweep_s']:.0f} s: {os.path.join(args.out, 'lmp.json')}, {results['figures'][0]}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

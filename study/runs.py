@@ -1,0 +1,58 @@
+"""One workflow run of the study as data (from the report's span layer), and the environment
+runs on the cluster need."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.observe.spans import load_run, summarize
+
+
+def study_environment(state_dir: str) -> dict[str, str]:
+    """Our environment for `swiftcloud run --cluster`: the cluster found under `state_dir`."""
+    env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
+    env["SWIFTCLOUD_STATE_DIR"] = state_dir
+    return env
+
+
+@dataclass
+class RunResult:
+    """A finished (or failed) run: where its log is, how long the command took, its figures."""
+
+    tag: str
+    run_dir: str
+    wall_s: float
+    summary: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    def as_dict(self, label: str | None = None) -> dict[str, Any]:
+        record: dict[str, Any] = {"tag": self.tag, "run_dir": self.run_dir, "wall_s": round(self.wall_s, 3),
+                                  "summary": self.summary, "error": self.error}
+        if label is not None and self.error is None:
+            record["label_summary"] = label_summary(self.run_dir, label)
+        return record
+
+
+def run_summary(tag: str, run_dir: str, wall_s: float) -> RunResult:
+    """The report's figures of a finished run, with the nodes its tasks ran on."""
+    run = load_run(run_dir)
+    if not run.spans:
+        return RunResult(tag, run_dir, wall_s, error="the run log holds no finished task")
+    summary = summarize(run.spans, run.workers).as_dict()
+    summary["nodes"] = sorted({span.node for span in run.spans})
+    return RunResult(tag, run_dir, wall_s, summary)
+
+
+def label_summary(run_dir: str, label: str) -> dict[str, Any]:
+    """The tasks of one label only (e.g. the digest stage of the stream workflow)."""
+    spans = [span for span in load_run(run_dir).spans if span.label == label]
+    if not spans:
+        return {"tasks": 0}
+    return {"tasks": len(spans),
+            "makespan_s": round(max(s.end for s in spans) - min(s.start for s in spans), 3),
+            "mean_task_s": round(statistics.fmean(s.end - s.start for s in spans), 3),
+            "mean_stage_in_s": round(statistics.fmean(s.stage_in_s or 0.0 for s in spans), 3),
+            "mean_run_s": round(statistics.fmean(s.run_seconds for s in spans), 3)}
