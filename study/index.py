@@ -31,6 +31,10 @@ def write(out_dir: str, results: dict[str, Any]) -> str:
         images = "".join(
             f"<figure><img src='{html.escape(part)}/{html.escape(figure)}' alt='{html.escape(figure)}'>"
             f"<figcaption>{html.escape(figure)}</figcaption></figure>" for figure in outcome.get("figures", []))
+        timelines = "".join(f"<li><a href='{html.escape(part)}/{html.escape(path)}'>{html.escape(path)}</a></li>"
+                            for path in outcome.get("timelines", []))
+        if timelines:
+            images += f"<h3>Interactive timelines (every task; zoom with the wheel)</h3><ul>{timelines}</ul>"
         mode = f" <small>({html.escape(str(outcome['mode']))} mode)</small>" if "mode" in outcome else ""
         sections.append(f"<h2>{html.escape(PART_TITLES.get(part, part))}{mode}</h2>"
                         f"<p>{outcome.get('seconds', 0):.0f} s</p>{images}")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.observe.spans import load_run, summarize
+from engine.observe.timeline import write_timeline
 
 
 def study_environment(state_dir: str) -> dict[str, str]:
@@ -37,12 +38,14 @@ class RunResult:
 
 
 def run_summary(tag: str, run_dir: str, wall_s: float) -> RunResult:
-    """The report's figures of a finished run, with the nodes its tasks ran on."""
+    """The report's figures of a finished run, with the nodes its tasks ran on; its interactive
+    timeline is written beside its log."""
     run = load_run(run_dir)
     if not run.spans:
         return RunResult(tag, run_dir, wall_s, error="the run log holds no finished task")
     summary = summarize(run.spans, run.workers).as_dict()
     summary["nodes"] = sorted({span.node for span in run.spans})
+    write_timeline(run, os.path.join(run_dir, "timeline.html"))
     return RunResult(tag, run_dir, wall_s, summary)
 
 

@@ -192,4 +192,7 @@ def run(cluster: ClusterState, stores: list[str], options: WorkflowOptions, out_
                 os.path.join(out_dir, "stream_vs_copy.png"),
                 f"S3 staging: stream vs copy ({options.stream_tasks} x {options.stream_mb} MB, sha256sum)", "seconds"))
     results["figures"] = [os.path.relpath(path, out_dir) for path in figures if path]
+    results["timelines"] = sorted(os.path.relpath(os.path.join(root, "timeline.html"), out_dir)
+                                  for root, _, files in os.walk(os.path.join(out_dir, "runs"))
+                                  if "timeline.html" in files)
     return results

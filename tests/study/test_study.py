@@ -83,6 +83,11 @@ def test_the_results_directory_holds_every_figure_and_the_claims(quick_workflows
     for figure in figures:
         assert (out / "workflows" / figure).read_bytes().startswith(PNG)
         assert f"src='workflows/{figure}'" in page
+    timelines = results["parts"]["workflows"]["timelines"]
+    runs = [run for workflow in results["parts"]["workflows"]["workflows"].values() for run in workflow.values()]
+    assert len(timelines) == len({run["tag"] for run in runs}) + 2  # and the stream workflow's two runs
+    for timeline in timelines:
+        assert "<script>" in (out / "workflows" / timeline).read_text() and f"href='workflows/{timeline}'" in page
     claims = (out / "claims.md").read_text()
     assert claims.count("\n| ") == len(CHECKS) and "MosaStore finishes workflows" in claims
     assert len(results["claims"]) == len(CHECKS)
