@@ -8,16 +8,12 @@ local ones byte for byte. (BLAST has its own store test in test_blast.py.)
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from storage_adapters.errors import MissingDependencyError, StorageConfigError
-from storage_adapters.services import start_service, stop_service
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = {
@@ -26,19 +22,6 @@ CASES = {
     "lmps": (["apps/lmps/lmps.swift", "--hours=24", "--chunk=12", "--start=4848"],
              ["lmp.csv", "generation.csv", "flows.csv"], "highspy"),
 }
-
-
-@pytest.fixture(scope="module")
-def minio_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    state = tmp_path_factory.mktemp("minio-state")
-    try:
-        start_service("minio", str(state))
-    except (MissingDependencyError, StorageConfigError) as error:
-        pytest.skip(f"MinIO cannot run here: {error}")
-    try:
-        yield {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(state)}
-    finally:
-        stop_service("minio", str(state))
 
 
 def swiftcloud(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

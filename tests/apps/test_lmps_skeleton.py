@@ -15,14 +15,11 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from storage_adapters.errors import MissingDependencyError, StorageConfigError
-from storage_adapters.services import start_service, stop_service
 
 pytest.importorskip("highspy", reason="highspy (HiGHS) is not installed: run setup.d/50-lmps.sh")
 
@@ -116,19 +113,6 @@ def test_skeleton_run_on_local_paths(recorded: dict[str, Any], tmp_path: Path) -
     out = tmp_path / ".swiftcloud" / "store" / "out"  # the local store's default root
     assert not (out / "lmp.csv").exists(), "a skeleton run wrote real result tables"
     check_skeleton_outputs(out, tmp_path / "run", recorded["durations"])
-
-
-@pytest.fixture(scope="module")
-def minio_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    state = tmp_path_factory.mktemp("minio-state")
-    try:
-        start_service("minio", str(state))
-    except (MissingDependencyError, StorageConfigError) as error:
-        pytest.skip(f"MinIO cannot run here: {error}")
-    try:
-        yield {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(state)}
-    finally:
-        stop_service("minio", str(state))
 
 
 def test_skeleton_run_staged_through_s3(recorded: dict[str, Any], minio_env: dict[str, str], tmp_path: Path) -> None:

@@ -175,7 +175,10 @@ def test_consumers_run_on_the_node_holding_their_input(hdfs: ServiceRecord, tmp_
     count = count_locality(str(tmp_path / "run" / "events.jsonl"), adapter)
     assert count.counted == TASKS
     print(f"locality: {count.local}/{count.counted} consuming tasks ran on the node holding their input")
-    assert count.fraction >= 0.9, f"only {count.local}/{count.counted} tasks ran where their input is"
+    # Placement is a soft preference with a locality wait, so timing moves a few tasks (33-40 of
+    # 40 seen here, the low end on a loaded machine); placement blind to data would put half of
+    # them on their input's node (30 or more of 40 by chance: p < 0.001).
+    assert count.fraction >= 0.75, f"only {count.local}/{count.counted} tasks ran where their input is"
 
 
 # ----- configuration and faults -----
