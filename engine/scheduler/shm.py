@@ -5,8 +5,10 @@ MPICH keeps a job's intra-node segment in `/dev/shm/mpich_shm_*` and unlinks it 
 never does, and the file (about 1 MB) stays until reboot: 360 had piled up here over a
 day of tests. `sweep()` deletes those of this user that no process maps or holds open
 any more and that are older than a grace period (a starting job's first rank maps its
-segment moments after creating it; the others attach to the mapped one). Called when a
-job supervised here has ended, and when the trial Slurm stops.
+segment moments after creating it; the others attach to the mapped one). Called before
+and after a job supervised here (after: only if it did not end in order; before: for a
+rank of an earlier job killed within that job's grace period), when a job store's node
+ends, and when the trial Slurm stops.
 """
 
 from __future__ import annotations

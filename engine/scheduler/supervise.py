@@ -44,6 +44,9 @@ OWN_STATUSES = (EXIT_OK, EXIT_RUNTIME, EXIT_COMPILE, 130)
 
 def run_job(command: Sequence[str], env: Mapping[str, str]) -> int:
     """Run `command` (an mpiexec line) to its end; return the run's exit status."""
+    # An earlier job's rank killed within the grace period of that job's own sweep left its
+    # segment; it is old enough now.
+    shm.sweep()
     fd, marker = tempfile.mkstemp(prefix="swiftcloud-mpi-", suffix=".status")
     os.close(fd)
     try:

@@ -52,3 +52,12 @@ def test_only_old_segments_nobody_uses_are_deleted(segments: dict[str, Path]) ->
         opener.wait()
     assert str(segments["mapped"]) in shm.sweep()  # once its process is gone
     assert segments["new"].exists()
+
+
+def test_a_run_under_our_mpiexec_sweeps_what_earlier_jobs_left(segments: dict[str, Path]) -> None:
+    from engine.scheduler.supervise import run_job
+
+    # A job that ends in order (as rank 0 marks it), so no sweep follows it: only the one before.
+    orderly = "import os; open(os.environ['SWIFTCLOUD_MPI_STATUS'], 'w').write('orderly exit')"
+    assert run_job([sys.executable, "-c", orderly], dict(os.environ)) == 0
+    assert not segments["old"].exists() and segments["new"].exists()
