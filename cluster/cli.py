@@ -36,7 +36,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                     help="region file (default: a zone of 8 nodes, a region 60 ms away with 8 more, the rest"
                          " 150 ms away; see docs/cluster.md)")
     up.add_argument("--storage", default="", metavar="NAME[,NAME]",
-                    help="stores to start on the nodes: mosastore, s3, hdfs, chirp (local needs none)")
+                    help="stores to start on the nodes: mosastore, s3, s3fs, hdfs, chirp (local needs none)")
     down = actions.add_parser("down", help="end every process, mount, link and namespace of the cluster")
     down.add_argument("--tag", metavar="TAG", help="take down what is left of cluster TAG (e.g. swc1a2b) whose"
                                                    " state directory was deleted; 'down' names such clusters")
