@@ -23,7 +23,7 @@ figures, claims.md and index.html into the results directory.
 
   swiftcloud study                          # the small default (about 25 minutes here)
   swiftcloud study --parts io --stores s3,mosastore
-  swiftcloud study --quick                  # every part at tiny sizes (a few minutes)
+  swiftcloud study --quick                  # every part at tiny sizes (about 10 minutes)
   swiftcloud study --full                   # the study's sizes: hours
 
 See docs/study.md for what each figure shows and what we found."""
@@ -44,7 +44,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                       help="the study's sizes (files up to 1000 MB, EnergyPlus annual at 420 tasks, 8,760 hourly"
                            " LMP tasks up to 16 nodes) instead of the small default")
     size.add_argument("--quick", dest="size", action="store_const", const="quick",
-                      help="a few minutes' look at every part (tiny sizes: checks the set-up, not the claims)")
+                      help="every part at tiny sizes, about 10 minutes (checks the set-up, not the claims)")
     parser.add_argument("--out", metavar="DIR",
                         help="results directory (default: the next study-results/NNN)")
     parser.set_defaults(handler=run_command)
