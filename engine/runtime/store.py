@@ -73,10 +73,9 @@ class PosixFiles:
         (as Nextflow's standard cache); None if it is missing."""
         return _stat_signature(path)
 
-    def prepare_output(self, path: str) -> None:
-        parent = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(parent):  # a stat is cheaper than a failing mkdir
-            os.makedirs(parent, exist_ok=True)
+    def prepare_output(self, task_path: str) -> None:
+        """Make the directory a task writes its output `task_path` into."""
+        _make_parent(task_path)
 
     def locations(self, path: str) -> list[str]:
         return []
@@ -175,9 +174,10 @@ class StoreFiles:
         raise SwiftRuntimeError(f"{caller}: file '{path}' does not exist in {self.adapter.describe()}"
                                 " (load inputs with 'swiftcloud put LOCAL REMOTE --storage NAME')")
 
-    def prepare_output(self, path: str) -> None:
+    def prepare_output(self, task_path: str) -> None:
+        """Shared mode: make the directory a task writes its output `task_path` into."""
         if self.mode == "shared":
-            os.makedirs(os.path.dirname(self.task_path(path)), exist_ok=True)
+            _make_parent(task_path)
 
     def locations(self, path: str) -> list[str]:
         try:
@@ -216,6 +216,12 @@ class StoreFiles:
         finally:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
             self.adapter.close()
+
+
+def _make_parent(path: str) -> None:
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):  # a stat is cheaper than a failing mkdir
+        os.makedirs(parent, exist_ok=True)
 
 
 def _stat_signature(path: str) -> Optional[list[int]]:

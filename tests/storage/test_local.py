@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +14,8 @@ import pytest
 from storage_adapters.local import LocalAdapter
 
 from .abstract import StorageConformance
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 class TestLocal(StorageConformance):
@@ -62,3 +68,35 @@ def test_listing_skips_an_entry_gone_before_it_is_examined(tmp_path: Path) -> No
     (tmp_path / "store" / "d" / "gone.txt").symlink_to(tmp_path / "store" / "d" / "missing")
     assert [entry.name for entry in store.ls("d")] == ["kept.txt"]
     store.close()
+
+
+def test_a_task_resolves_each_of_its_paths_once(tmp_path: Path) -> None:
+    """Resolving a path on a mount checks it for symbolic links, which costs a round trip to
+    the store's server for a file that does not exist yet: the engine resolves each of a
+    task's paths once, though a path is often a word of its command line and an output or an
+    input at once."""
+    (tmp_path / "swiftcloud.toml").write_text(f'[storage.here]\nbackend = "local"\npath = "{tmp_path / "store"}"\n')
+    (tmp_path / "in.txt").write_text("data\n")
+    (tmp_path / "copy.swift").write_text('app (file o) copy (file i) { "cp" i o }\n'
+                                         'file i = input_file("in.txt");\n'
+                                         'file o <"out/copy.txt"> = copy(i);\n')
+    # The count is kept in the engine's process (local transport), by a wrapper around the call.
+    counting = tmp_path / "counting.py"
+    counting.write_text("import atexit, collections, json, sys\n"
+                        "from engine import cli\n"
+                        "from storage_adapters.base import StorageAdapter\n"
+                        "calls = collections.Counter()\n"
+                        "resolve = StorageAdapter.local_path\n"
+                        "def counted(self, path):\n"
+                        "    calls[path] += 1\n"
+                        "    return resolve(self, path)\n"
+                        "StorageAdapter.local_path = counted\n"
+                        "atexit.register(lambda: open('calls.json', 'w').write(json.dumps(calls)))\n"
+                        "sys.exit(cli.main(sys.argv[1:]))\n")
+    result = subprocess.run([sys.executable, str(counting), "run", "-n", "2", "--transport", "local",
+                             "--no-restart-log", "--storage", "here", "--config", "swiftcloud.toml", "copy.swift"],
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "store" / "out" / "copy.txt").read_text() == "data\n"
+    assert json.loads((tmp_path / "calls.json").read_text()) == {"in.txt": 1, "out/copy.txt": 1}
