@@ -62,9 +62,10 @@ class LmpOptions:
 
     @classmethod
     def small(cls) -> LmpOptions:
-        # 72 hours: about 8 minutes for all six stores on this 2-core machine (96 hours took
-        # 550 s; each run also pays ~3 s of prepare_model's recorded time and ~5 s of start-up)
-        return cls("small", hours=72, node_counts=(2, 4, 8, 12, 16))
+        # 32 hours, two tasks per node at 16 nodes: on a 2-core VM whose solves take 0.8 s, 48
+        # hours over 2 to 16 nodes took about 100 s per store (each run also pays ~3 s of
+        # prepare_model's recorded time and ~5 s of start-up).
+        return cls("small", hours=32, node_counts=(2, 8, 12, 16))
 
     @classmethod
     def full(cls) -> LmpOptions:
