@@ -21,7 +21,7 @@ on the nodes, then
 and the study's claims are checked against what was measured. Writes study.json, the
 figures, claims.md and index.html into the results directory.
 
-  swiftcloud study                          # the small default (about 25 minutes here)
+  swiftcloud study                          # the small default (about 25 minutes on 2 cores)
   swiftcloud study --parts io --stores s3,mosastore
   swiftcloud study --quick                  # every part at tiny sizes (about 10 minutes)
   swiftcloud study --full                   # the study's sizes: hours
