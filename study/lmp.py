@@ -62,9 +62,9 @@ class LmpOptions:
 
     @classmethod
     def small(cls) -> LmpOptions:
-        # 32 hours, two tasks per node at 16 nodes: on a 2-core VM whose solves take 0.8 s, 48
-        # hours over 2 to 16 nodes took about 100 s per store (each run also pays ~3 s of
-        # prepare_model's recorded time and ~5 s of start-up).
+        # 32 hours, two tasks per node at 16 nodes: on a slow 2-core VM 48 hours over 2 to 16
+        # nodes took about 100 s per store, 32 hours over 2, 8, 12 and 16 nodes 55-125 s (each run
+        # also pays ~3 s of prepare_model's recorded time and ~5 s of start-up).
         return cls("small", hours=32, node_counts=(2, 8, 12, 16))
 
     @classmethod

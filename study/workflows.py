@@ -71,8 +71,8 @@ class WorkflowOptions:
     @classmethod
     def small(cls) -> WorkflowOptions:
         # A third of the study's BLAST and half of its short EnergyPlus sweep: on a 2-core VM whose
-        # BLAST tasks take 1.1-1.4 s each, the study's 602 BLAST tasks on six stores (and twice
-        # more staged) alone took 16 minutes.
+        # BLAST tasks take 1.1-1.4 s each, a run of the study's 602 BLAST tasks took 94-148 s, and
+        # the part makes eight (six stores, two of them staged as well).
         return cls(workers=8, blast_fragments=100, energyplus_orientations=5, energyplus_heights=6,
                    energyplus_period="short", stream_tasks=8, stream_mb=50)
 

@@ -12,6 +12,7 @@ call releases once it can no longer write it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Optional
 
 from engine.errors import SwiftRuntimeError
@@ -166,16 +167,10 @@ class CallRunner:
                 redirects=tuple((name, user(p)) for name, p in redirect.items() if p is not None))
             return AppSpec(argv=argv, label=label, staging=plan, hidden_env=files.secret_env_names,
                            walltime=walltime)
-        resolved: dict[str, str] = {}
-
-        def task_path(path: str) -> str:
-            # On a mount, resolving a path checks every component for symbolic links, and an
-            # output that does not exist yet costs a round trip to the store's server each time:
-            # resolve each path once per task (a path is often both a word and an output).
-            if path not in resolved:
-                resolved[path] = files.task_path(path)
-            return resolved[path]
-
+        # On a mount, resolving a path checks every component for symbolic links, and an output
+        # that does not exist yet costs a round trip to the store's server each time: resolve
+        # each path once per task (a path is often both a word and an output).
+        task_path = functools.cache(files.task_path)
         for path in outputs:
             files.prepare_output(task_path(path))
         return AppSpec(argv=tuple(task_path(w) if is_file else w for w, is_file in words),
