@@ -1,7 +1,24 @@
 #!/usr/bin/env bash
-# Runs the whole test suite (installing whatever is missing first, idempotently).
+# Runs the test suite, installing whatever is missing first (idempotently).
+#   ./test.sh                        everything, on two workers (what .ci/run calls)
+#   ./test.sh --quick                the quick tier (tests/tiers.py): about a minute
+#   ./test.sh --serial               in one process, in file order (-n 0)
+#   ./test.sh --random-order[=SEED]  in a random order (pytest-randomly); the seed is printed
+#   ./test.sh ... PYTEST-ARGS        more pytest arguments, e.g. -k golden or --durations=30
+# Workers: each takes whole modules (tests/tiers.py), so a module's servers start once.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ORDER=(-p no:randomly)
+WORKERS=(-n 2)
+ARGS=()
+for arg in "$@"; do
+  case "$arg" in
+    --random-order) ORDER=() ;;  # pytest-randomly is on unless disabled
+    --random-order=*) ORDER=("--randomly-seed=${arg#*=}") ;;
+    --serial) WORKERS=(-n 0) ;;
+    *) ARGS+=("$arg") ;;
+  esac
+done
 "$ROOT/setup.sh" --no-demo
 cd "$ROOT"
-exec "$ROOT/.venv/bin/python" -m pytest -q -p no:cacheprovider "$@" tests
+exec "$ROOT/.venv/bin/python" -m pytest -q -p no:cacheprovider "${ORDER[@]}" "${WORKERS[@]}" ${ARGS[@]+"${ARGS[@]}"} tests

@@ -180,6 +180,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from engine.runtime.resume import TaskCache
     from engine.runtime.run import Run
     from engine.runtime.store import open_files
+    from engine.task import scratch
 
     if args.processes < 2:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
@@ -195,6 +196,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         previous = read_restart_log(earlier)
     workers = args.processes - 1
     nodes = _node_names(args.nodes, workers)
+    scratch.sweep()  # what runs killed outright left in the temporary directory
     # The storage is opened (and validated) first: bad settings fail before any run starts;
     # a bad --run-dir fails next, before any task starts.
     temp = TempFiles()

@@ -1,33 +1,87 @@
 """Suite-wide rules.
 
-Under `CI=true` a skipped test fails instead: setup installs every component
-the suite uses (MinIO, s3fs-fuse, sshd, MPI, FUSE, BLAST+, EnergyPlus, ...),
-so a test that skips there hides a missing install step (issue 16).
-
-At the end, the MPICH segments of ranks that tests killed in their last seconds
-are swept (runs sweep older ones themselves, before and after an MPI job).
+- Under `CI=true` a skipped test fails instead (tests/ci_rule.py).
+- `--quick` runs the quick tier only (tests/tiers.py), for the edit-test loop.
+- With pytest-xdist (`./test.sh` runs two workers), each test module runs whole on
+  one worker, so a module's servers start once; the tests of the emulated cluster, the
+  batch system and the study run on one worker, one after another (tests/tiers.py).
+- Every process the suite starts inherits `SWIFTCLOUD_SUITE_MARK`. At the end, after
+  every worker's fixtures are torn down, the suite fails if anything of its own is
+  left: a process, a mount, a network namespace, a /dev/shm segment or a temporary
+  file (tests/leftovers.py). Before that check, what MPICH leaves of killed jobs is
+  swept, as the next MPI run would sweep it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Generator
+import uuid
 
 import pytest
 
+from engine.scheduler import shm
+from tests import tiers
+from tests.ci_rule import pytest_runtest_makereport  # noqa: F401  (a hook: pytest finds it here)
+from tests.leftovers import SUITE_MARK, Snapshot
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, None, None]:
-    outcome = yield
-    report = outcome.get_result()
-    if os.environ.get("CI") == "true" and report.skipped and not hasattr(report, "wasxfail"):
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-        report.outcome = "failed"
-        report.longrepr = f"skipped under CI=true, where setup installs every component: {reason}"
+SNAPSHOT = pytest.StashKey[Snapshot]()
+LEFTOVERS_ID = "tests/conftest.py::nothing_left_behind"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--quick", action="store_true",
+                     help="run only the quick tier (tests/tiers.py): the edit-test loop, about 2 minutes")
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    """An xdist worker: the controller alone sees the whole run begin and end."""
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "quick: in the quick tier although its module is not (tests/tiers.py)")
+    os.environ.setdefault(SUITE_MARK, uuid.uuid4().hex)  # xdist workers inherit the controller's
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("quick"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        (kept if tiers.is_quick(item) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """xdist's scheduler that hands out whole groups (tests/tiers.py), not single tests."""
+    from xdist.scheduler import LoadScopeScheduling  # only with xdist, which calls this hook
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return tiers.worker_group(nodeid)
+
+    return GroupScheduling(config, log)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not _is_worker(session.config):
+        session.config.stash[SNAPSHOT] = Snapshot.take()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    from engine.scheduler import shm
-
-    # A second is far longer than a starting job takes to map its new segment.
-    shm.sweep(grace_s=1.0)
+    config = session.config
+    if _is_worker(config) or SNAPSHOT not in config.stash:
+        return
+    snapshot = config.stash[SNAPSHOT]
+    mark, base_temp = os.environ[SUITE_MARK], str(config._tmp_path_factory.getbasetemp())  # type: ignore[attr-defined]
+    snapshot.wait_for_processes(mark, base_temp)
+    shm.sweep(grace_s=0.0)  # as the next MPI run would; the suite's own jobs are over
+    left = snapshot.left_behind(mark, base_temp)
+    if not left:
+        return
+    report = pytest.TestReport(LEFTOVERS_ID, ("tests/conftest.py", 0, "nothing left behind"), {}, "failed",
+                               "the suite left behind:\n" + "\n".join(left), "call")
+    config.hook.pytest_runtest_logreport(report=report)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

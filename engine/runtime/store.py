@@ -26,13 +26,13 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 import uuid
 from typing import Any, Optional
 
 from engine.errors import SwiftRuntimeError
 from engine.runtime import files
 from engine.runtime.builtins.globbing import store_glob, tcl_glob
+from engine.task import scratch
 
 
 class PosixFiles:
@@ -98,7 +98,7 @@ class StoreFiles:
         self.run_prefix = f"_swiftcloud/tmp/{uuid.uuid4().hex[:12]}"
         self.counter = 0
         self.temps: list[str] = []
-        self.cache_dir = tempfile.mkdtemp(prefix="swiftcloud-engine-")
+        self.cache_dir = scratch.make("engine")
         self.autodelete = os.environ.get("SWIFT_TMP_AUTODELETE", "1") != "0"
         self.imported: dict[str, str] = {}  # absolute local input path -> its logical path
         # Environment variables that hold the store's secrets: never passed on to apps.

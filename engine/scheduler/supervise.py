@@ -15,7 +15,9 @@ under us is killed and reaped, so the job ends within a tick.
 
 Rank 0 writes to the file named by `$SWIFTCLOUD_MPI_STATUS` as it begins its
 orderly exit; if it never did, a process of the job died, whatever exit
-status the launcher made of it.
+status the launcher made of it. That file lives in memory only (a memfd, named
+to rank 0 by its /proc path), so a supervisor killed outright leaves nothing on
+disk; if the supervisor is gone, rank 0 finds no file and has no one to tell.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 from typing import Mapping, Sequence
 
 import psutil
@@ -47,8 +48,8 @@ def run_job(command: Sequence[str], env: Mapping[str, str]) -> int:
     # An earlier job's rank killed within the grace period of that job's own sweep left its
     # segment; it is old enough now.
     shm.sweep()
-    fd, marker = tempfile.mkstemp(prefix="swiftcloud-mpi-", suffix=".status")
-    os.close(fd)
+    status_fd = os.memfd_create("swiftcloud-mpi-status")
+    marker = f"/proc/{os.getpid()}/fd/{status_fd}"
     try:
         become_subreaper()
         # If we are killed (even by kill -9), mpiexec gets SIGTERM and ends the job's ranks.
@@ -59,11 +60,11 @@ def run_job(command: Sequence[str], env: Mapping[str, str]) -> int:
             _watch(job)
             status = job.wait()
         _kill_orphans(job.pid)
-        orderly = os.path.getsize(marker) > 0
+        orderly = os.fstat(status_fd).st_size > 0
         if not orderly:
             shm.sweep()  # killed ranks left their MPICH segments behind
     finally:
-        os.unlink(marker)
+        os.close(status_fd)
     if received and not orderly:
         return 128 + received[0]  # we were told to stop, and passed it on: not a crash
     return verdict(status, orderly)

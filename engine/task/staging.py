@@ -16,10 +16,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import tempfile
 import time
 from typing import Any, Callable
 
+from engine.task import scratch as scratch_dirs
 from engine.task.contract import AppPhases, AppSpec, LeafError, StagingPlan
 
 
@@ -29,7 +29,7 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
     from storage_adapters import StorageError
     from storage_adapters.staging import stage_in, stage_out, stream_in, streams_inputs
 
-    scratch = tempfile.mkdtemp(prefix="swiftcloud-task-")
+    scratch = scratch_dirs.make("task")
     began = time.perf_counter()
     streams = None
     try:

@@ -98,7 +98,13 @@ def write_conf(conf_dir: str, core: dict[str, object], hdfs: dict[str, object]) 
 
 def java(conf_dir: str, main_class: str, *args: str, log_dir: str) -> list[str]:
     """The command line of one Hadoop server (`main_class`) with `conf_dir` first on its class path."""
-    return ["java", "-Xmx512m", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+    # The daemons' own temporaries (Jetty's work directory) stay beside their logs: a daemon
+    # killed outright would otherwise leave them in /tmp (and, without -UsePerfData, its
+    # /tmp/hsperfdata_USER/PID file).
+    temporaries = os.path.join(log_dir, "tmp")
+    os.makedirs(temporaries, mode=0o700, exist_ok=True)
+    return ["java", "-Xmx512m", "-XX:-UsePerfData", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+            f"-Djava.io.tmpdir={temporaries}",
             f"-Dhadoop.log.dir={log_dir}", f"-Dhadoop.home.dir={os.path.dirname(hadoop_lib())}",
             "-Djava.net.preferIPv4Stack=true", "-cp", class_path(conf_dir), main_class, *args]
 

@@ -5,6 +5,14 @@ Each case is a real script plus optional companions (`.exp` expected stdout,
 `README.md` beside this file describes the format. Every case runs in a fresh
 temporary directory, exactly as a user would run it:
 `python -m engine.cli run NNN-name.swift ARGS...`.
+
+Transports: every case runs under the local transport (`test_golden`). The cases
+that give workers work, that is that call an app, a Python leaf, `sleep` or
+`system`, or use files, run under MPI as well (`test_golden_mpi`), with every tenth
+of the others (by number) for the engine's start, exit status and output under
+mpiexec: the rest evaluate on the engine alone, where the transport changes nothing
+but start-up. A sample of both is in the quick tier (`./test.sh --quick`): every
+fifth case locally, every fifth of the MPI sample under MPI.
 """
 
 from __future__ import annotations
@@ -31,6 +39,10 @@ POSITION = re.compile(r"^(\d+)(?::(\d+))?$")
 # Environment that would change how a case behaves if inherited from the caller.
 SCRUBBED_ENV = ("TURBINE_APP_RETRIES_LOCAL", "SWIFT_TMP_AUTODELETE", "SWIFT_TMP", "TMP")
 
+# What makes a case's run reach the workers (see the module's docstring).
+WORKER_WORK = re.compile(r"\bapp\b|\bfile\b|\bpython\w*\s*\(|\bsleep\w*\s*\(|\bsystem1?\s*\(")
+MPI_EVERY, QUICK_EVERY = 10, 5
+
 # Exit statuses of spec §0 (the same values as engine/errors.py).
 EXIT_OK, EXIT_RUNTIME, EXIT_COMPILE = 0, 1, 2
 
@@ -52,6 +64,10 @@ class Case:
     @property
     def name(self) -> str:
         return self.script.stem
+
+    @property
+    def number(self) -> int:
+        return int(self.name.split("-")[0])
 
     @property
     def expected_file(self) -> Path:
@@ -116,6 +132,19 @@ def all_cases() -> list[Case]:
     return [parse_case(p) for p in sorted(CASES_DIR.glob("*.swift"))]
 
 
+def runs_under_mpi(case: Case) -> bool:
+    """Is the case in the MPI sample (the module's docstring says which are)?"""
+    if case.should_not_compile:
+        return False
+    return bool(WORKER_WORK.search(case.script.read_text(encoding="utf-8"))) or case.number % MPI_EVERY == 0
+
+
+def params(cases: list[Case]) -> list[object]:
+    """The cases as test parameters, every QUICK_EVERY-th of them in the quick tier."""
+    return [pytest.param(case, id=case.name, marks=[pytest.mark.quick] if i % QUICK_EVERY == 0 else [])
+            for i, case in enumerate(cases)]
+
+
 def module_dirs() -> list[Path]:
     """Subdirectories holding modules and included files (not `.d` companions)."""
     return [p for p in sorted(CASES_DIR.iterdir()) if p.is_dir() and p.suffix != ".d"]
@@ -137,13 +166,15 @@ def prepare_workdir(case: Case, workdir: Path) -> None:
         shutil.copytree(case.companion_dir, workdir, dirs_exist_ok=True)
 
 
-def run_case(case: Case, workdir: Path) -> subprocess.CompletedProcess[str]:
-    """Run the script through the CLI in `workdir`, as a user would."""
+def run_case(case: Case, workdir: Path, transport: str) -> subprocess.CompletedProcess[str]:
+    """Run the script through the CLI in `workdir`, as a user would, on `transport`
+    (what `--transport auto` means: local or mpi)."""
     env = {k: v for k, v in os.environ.items() if k not in SCRUBBED_ENV}
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p
     )
     env["SWIFT_TMP"] = str(workdir)
+    env["SWIFTCLOUD_TRANSPORT"] = transport
     env.update(case.env)
     command = [sys.executable, "-m", "engine.cli", "run", case.script.name, *case.args]
     return subprocess.run(
@@ -217,13 +248,22 @@ def find_problem(case: Case, result: subprocess.CompletedProcess[str]) -> str | 
     return stdout_problem(case, result.stdout)
 
 
-@pytest.mark.parametrize("case", all_cases(), ids=lambda c: c.name)
-def test_golden(case: Case, tmp_path: Path) -> None:
-    prepare_workdir(case, tmp_path)
-    result = run_case(case, tmp_path)
+def check_case(case: Case, workdir: Path, transport: str) -> None:
+    prepare_workdir(case, workdir)
+    result = run_case(case, workdir, transport)
     problem = find_problem(case, result)
     if problem:
-        pytest.fail(f"{problem}\n{describe(case, result)}", pytrace=False)
+        pytest.fail(f"{problem} ({transport} transport)\n{describe(case, result)}", pytrace=False)
+
+
+@pytest.mark.parametrize("case", params(all_cases()))
+def test_golden(case: Case, tmp_path: Path) -> None:
+    check_case(case, tmp_path, "local")
+
+
+@pytest.mark.parametrize("case", params([case for case in all_cases() if runs_under_mpi(case)]))
+def test_golden_mpi(case: Case, tmp_path: Path) -> None:
+    check_case(case, tmp_path, "mpi")
 
 
 def test_suite_shape() -> None:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from engine.scheduler import launch
 from engine.scheduler.dispatch import Scheduler, SchedulerAborted
+from engine.scheduler.mpi_world import TAG
 from engine.task.contract import Completion, Task
 from tests.scheduler.runners import RUNNER
 
@@ -81,9 +82,11 @@ def drain(workdir: Path, world: Any) -> dict[str, Any]:
         deadline = time.monotonic() + 30
         while not all(mark.exists() for mark in marks) and time.monotonic() < deadline:
             time.sleep(0.01)
-        # Each result leaves its worker right after its file is made; 0.2 s proved too short
-        # once on a loaded machine (one result not yet in), so allow a full second.
-        time.sleep(1.0)
+        # Each result leaves its worker right after its file is made: wait until MPI has both
+        # (a probe per worker rank; it takes nothing in, so the poll below still must).
+        while not all(world.comm.iprobe(source=rank, tag=TAG) for rank in world.workers):
+            assert time.monotonic() < deadline, "a worker's result never reached rank 0"
+            time.sleep(0.01)
         first = scheduler.poll(0)
         rest = collect(scheduler, 2 - len(first))
     return {"first_look": len(first), "total": len(first) + len(rest)}
@@ -101,12 +104,11 @@ def kill(workdir: Path, world: Any) -> dict[str, Any]:
     while len(list(apps.iterdir())) < 2 and time.monotonic() < deadline:
         scheduler.poll(0.05)
     children = [int(p.read_text()) for p in apps.iterdir()]
-    started = time.monotonic()
     scheduler.close(kill=True)
     with Scheduler(2, transport="mpi", world=world, runner=RUNNER) as again:
         again.submit(job(0, "noop", "after the kill"))
         after = collect(again, 1)
-    return {"apps": len(children), "close_s": time.monotonic() - started,
+    return {"apps": len(children),
             "alive": [pid for pid in children if _alive(pid)],
             "after": after[0].value if after else None}
 

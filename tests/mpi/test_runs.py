@@ -65,24 +65,21 @@ def test_a_users_own_mpiexec_runs_it_too(run, tmp_path) -> None:
 
 
 def test_hello_world_without_tasks_starts_and_stops_every_rank(run) -> None:
-    started = time.monotonic()
     result = run(swiftcloud("run", "--transport", "mpi", str(SCRIPTS.parent.parent.parent /
                                                               "examples" / "hello.swift")))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "hello world\n" and result.stderr == ""
-    assert time.monotonic() - started < 10.0
 
 
 def test_an_app_failure_is_a_runtime_error_and_stops_the_other_ranks_work(run, tmp_path) -> None:
     (tmp_path / "fail.swift").write_text(
         'app (file o) bad () { "sh" "-c" "echo something broke >&2; exit 3" @stdout=o }\n'
-        'app (void o) slow (int s) { "sleep" s }\n'
+        'app (void o) slow (int s) { "sh" "-c" "sleep $0; touch slept" s }\n'
         'file a = bad();\n'
         'slow(60);\n')
-    started = time.monotonic()
     result = run(swiftcloud("run", "-n", "3", "--transport", "mpi", "fail.swift"))
     assert result.returncode == 1
-    assert time.monotonic() - started < 15.0  # the 60 s app was cancelled, not waited for
+    assert not (tmp_path / "slept").exists()  # the 60 s app was cancelled, not waited for
     assert "Swift: fail.swift:3: app function 'bad'" in result.stderr
     assert "command: sh -c 'echo something broke >&2; exit 3'" in result.stderr
     assert "something broke" in result.stderr
@@ -117,15 +114,13 @@ def test_a_killed_rank_fails_the_run_fast_with_a_clear_message(run, tmp_path) ->
     # One worker rank kills itself from a Python leaf while the other runs a long app.
     (tmp_path / "die.swift").write_text(
         'import python;\n'
-        'app (void o) slow (int s) { "sleep" s }\n'
+        'app (void o) slow (int s) { "sh" "-c" "sleep $0; touch slept" s }\n'
         'slow(60);\n'
         'string r = python("import os, signal, time; time.sleep(0.3); '
         'os.kill(os.getpid(), signal.SIGKILL)", "\'never\'");\n')
-    started = time.monotonic()
     result = run(swiftcloud("run", "-n", "3", "--transport", "mpi", "die.swift"))
-    elapsed = time.monotonic() - started
     assert result.returncode == 1
-    assert elapsed < 10.0
+    assert not (tmp_path / "slept").exists()  # the run ended with the rank, not with the 60 s app
     assert "swiftcloud: the MPI run was stopped: one of its processes died" in result.stderr
     assert "killed by SIGKILL" in result.stderr
 

@@ -61,3 +61,29 @@ def test_a_run_under_our_mpiexec_sweeps_what_earlier_jobs_left(segments: dict[st
     orderly = "import os; open(os.environ['SWIFTCLOUD_MPI_STATUS'], 'w').write('orderly exit')"
     assert run_job([sys.executable, "-c", orderly], dict(os.environ)) == 0
     assert not segments["old"].exists() and segments["new"].exists()
+
+
+def test_topology_files_go_once_no_proxy_could_read_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.scheduler.launch import venv_mpiexec
+
+    left = Path(f"/tmp/hydra_hwloc_xmlfile_test{secrets.token_hex(4)}")
+    left.write_text("<topology/>")
+    try:
+        mpiexec = venv_mpiexec()
+        assert mpiexec is not None
+        # A job whose one rank waits for the end of its input (mpiexec forwards ours to it).
+        job = subprocess.Popen([mpiexec, "-n", "1", "cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while not shm._proxy_running():  # a job's proxy may still read its file
+                assert time.monotonic() < deadline, "mpiexec started no proxy"
+                time.sleep(0.05)
+            assert str(left) not in shm.sweep() and left.exists()
+        finally:
+            job.communicate(b"")  # the rank reads the end of its input: the job ends in order
+        assert job.returncode == 0
+        # Without a proxy (another test's job may have one now: take that out of the question).
+        monkeypatch.setattr(shm, "_proxy_running", lambda: False)
+        assert str(left) in shm.sweep() and not left.exists()
+    finally:
+        left.unlink(missing_ok=True)

@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -525,7 +526,18 @@ def test_deleted_and_replaced_files_free_their_chunks(store: ServiceRecord) -> N
             time.sleep(0.1)
         return chunk_files()
 
-    time.sleep(1.5)  # let earlier tests' garbage be collected
+    # Earlier tests' garbage first: the manager deletes a chunk, then its row in `garbage`.
+    database = Path(store.info["mountpoint"]).parent / "manager" / "meta.db"
+    assert database.is_file()
+
+    def garbage_pending() -> int:
+        with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+            return db.execute("SELECT COUNT(*) FROM garbage").fetchone()[0]
+
+    deadline = time.monotonic() + 10
+    while garbage_pending() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert garbage_pending() == 0, "the manager did not collect earlier garbage"
     before = chunk_files()
     path = mount_of(store) / unique_name("garbage")
     path.write_bytes(os.urandom(5 * MB))

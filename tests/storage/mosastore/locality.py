@@ -7,12 +7,17 @@ files ("inputs": logical paths or paths under the mount, in the task's
 so `adapter.locations(input)` tells which nodes hold them. A task counts
 when at least one of its inputs has a known location; it is local when its
 node holds every such input.
+
+`chance_bar` is the bar such a count must reach: the fewest local tasks that
+placement blind to data reaches by chance with probability at most `p` (each
+task lands on its input's node with probability 1/nodes).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from math import comb
 
 from storage_adapters.base import StorageAdapter
 
@@ -54,3 +59,14 @@ def count_locality(events_path: str, adapter: StorageAdapter) -> LocalityCount:
         counted += 1
         local += all(node in held for held in holders)
     return LocalityCount(local, counted, without)
+
+
+def chance_bar(tasks: int, nodes: int, p: float = 1e-4) -> int:
+    """The smallest k such that, placing each of `tasks` tasks on one of `nodes` nodes at
+    random, P(k or more land on their input's node) <= p."""
+    hit = 1.0 / nodes
+
+    def tail(k: int) -> float:
+        return sum(comb(tasks, j) * hit ** j * (1 - hit) ** (tasks - j) for j in range(k, tasks + 1))
+
+    return next(k for k in range(tasks + 1) if tail(k) <= p)

@@ -1,0 +1,67 @@
+"""How the suite is cut: the quick tier, and the groups the xdist workers take whole.
+
+The quick tier is what catches most breakage in about two minutes (`./test.sh --quick`).
+
+The compiler and the runtime's units, the scheduler's state machine and its local
+transport, the storage conformance suite of the store that needs no server, the
+architecture rules, and a sample of the golden programs under the local and the MPI
+transport (tests/lang/test_golden.py marks those `quick`). Everything else (real
+servers, FUSE mounts, the emulated cluster, Slurm, the science workflows) runs in the
+full suite only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+QUICK_MODULES = frozenset({
+    "test_architecture.py",
+    "lang/test_parser.py",
+    "lang/test_cli.py",
+    "runtime/test_atomic.py",
+    "runtime/test_builtins.py",
+    "runtime/test_sprintf.py",
+    "runtime/test_textform.py",
+    "runtime/test_pyleaf.py",
+    "runtime/test_apps.py",
+    "runtime/test_phases.py",
+    "scheduler/test_state.py",
+    "scheduler/test_policy.py",
+    "scheduler/test_local.py",
+    "scheduler/test_worker.py",
+    "storage/test_local.py",
+    "storage/test_paths.py",
+    "storage/test_config.py",
+})
+
+
+# Tests that bring up the emulated cluster, the trial Slurm or the study's cluster: one
+# xdist worker runs them all, one after another (they are the heaviest on the machine).
+SYSTEM_DIRECTORIES = ("cluster", "batch", "study")
+
+
+# Modules without servers or other fixtures shared between tests, long enough to be worth
+# sharing out: each of their test functions is a group of its own.
+SPLIT_BY_FUNCTION = frozenset({"lang/test_golden.py"})
+
+
+def worker_group(nodeid: str) -> str:
+    """The group a test (`tests/DIR/test_x.py::test_y[...]`) goes to an xdist worker with:
+    `system` for the directories above, else its module (whose servers then start once), or
+    its test function for the modules just above."""
+    path, _, name = nodeid.partition("::")
+    relative = Path(path).relative_to(TESTS.name)
+    if relative.parts[0] in SYSTEM_DIRECTORIES:
+        return "system"
+    module = relative.as_posix()
+    return f"{module}::{name.partition('[')[0]}" if module in SPLIT_BY_FUNCTION else module
+
+
+def is_quick(item: pytest.Item) -> bool:
+    """Is this collected test in the quick tier?"""
+    if item.get_closest_marker("quick") is not None:
+        return True
+    return item.path.relative_to(TESTS).as_posix() in QUICK_MODULES
