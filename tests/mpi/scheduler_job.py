@@ -75,10 +75,14 @@ def drain(workdir: Path, world: Any) -> dict[str, Any]:
     """Results that arrived while the engine looked away all come in at its next look
     (MPICH takes in one message per progress step: one probe is not enough)."""
     marks = [workdir / f"drain-{i}" for i in range(2)]
+    go = workdir / "drain-go"
     with Scheduler(2, transport="mpi", world=world, runner=RUNNER) as scheduler:
         for i, mark in enumerate(marks):
-            scheduler.submit(job(i, "touch", str(mark)))
-        scheduler.poll(0)  # dispatch both: one to each worker, each result its own message
+            scheduler.submit(job(i, "touch_when", (str(go), str(mark))))
+        # Dispatch both, one to each worker, each result its own message; the tasks wait for
+        # `go`, so that no result can come in with this look already.
+        assert scheduler.poll(0) == []
+        go.touch()
         deadline = time.monotonic() + 30
         while not all(mark.exists() for mark in marks) and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -57,6 +57,16 @@ def touch(payload: str) -> str:
     return payload
 
 
+def touch_when(payload: tuple[str, str]) -> str:
+    """Wait until the file `go` exists (up to 60 s), then create the file `mark`."""
+    go, mark = map(Path, payload)
+    deadline = time.monotonic() + 60
+    while not go.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    mark.touch()
+    return str(mark)
+
+
 def fail(payload: tuple[str, bool]) -> None:
     """Fail with the given message and retriable flag."""
     message, retriable = payload
