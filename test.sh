@@ -13,7 +13,7 @@ WORKERS=(-n 2)
 ARGS=()
 for arg in "$@"; do
   case "$arg" in
-    --random-order) ORDER=() ;;  # pytest-randomly is on unless disabled
+    --random-order) ORDER=("--randomly-seed=$(((RANDOM << 15) | RANDOM))") ;;
     --random-order=*) ORDER=("--randomly-seed=${arg#*=}") ;;
     --serial) WORKERS=(-n 0) ;;
     *) ARGS+=("$arg") ;;
@@ -21,4 +21,8 @@ for arg in "$@"; do
 done
 "$ROOT/setup.sh" --no-demo
 cd "$ROOT"
+# pytest -q hides pytest-randomly's header: say how to repeat the order.
+if [[ ${ORDER[0]} == --randomly-seed=* ]]; then
+  echo "test.sh: a random order; --random-order=${ORDER[0]#*=} repeats it"
+fi
 exec "$ROOT/.venv/bin/python" -m pytest -q -p no:cacheprovider "${ORDER[@]}" "${WORKERS[@]}" ${ARGS[@]+"${ARGS[@]}"} tests
