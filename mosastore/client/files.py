@@ -272,8 +272,11 @@ class PendingFile(Edits):
             await self._context.call("discard", chunks=chunks)
 
     def close(self) -> None:
-        """Drop the local spool (after the last handle is released)."""
-        os.close(self._spool)
+        """Drop the local spool (after the last handle is released); once only, since a second
+        close would close whatever reused the descriptor's number."""
+        if self._spool >= 0:
+            os.close(self._spool)
+            self._spool = -1
 
 
 def _spool(directory: str, ino: int) -> int:

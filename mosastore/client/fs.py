@@ -387,11 +387,15 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         except OSError as error:
             log.error("inode %d could not be committed at release: %s", pending.ino, error)
         finally:
-            pending.close()
-            if self._pending.get(pending.ino) is pending:
-                del self._pending[pending.ino]
-            if self._overlay.get((pending.parent, pending.name)) == pending.ino:
-                del self._overlay[(pending.parent, pending.name)]
+            # An open() while the commit above was awaited took the file up again: it stays,
+            # spool and all, for that handle (closing the spool under it would hand its
+            # descriptor number to the next file or socket opened here).
+            if pending.opens == 0:
+                pending.close()
+                if self._pending.get(pending.ino) is pending:
+                    del self._pending[pending.ino]
+                if self._overlay.get((pending.parent, pending.name)) == pending.ino:
+                    del self._overlay[(pending.parent, pending.name)]
 
     async def access(self, inode: int, mode: int, ctx: pyfuse3.RequestContext) -> bool:
         return True  # the kernel checks permissions itself (default_permissions)
