@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
 
 import pytest
@@ -77,6 +78,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     snapshot = config.stash[SNAPSHOT]
     mark, base_temp = os.environ[SUITE_MARK], str(config._tmp_path_factory.getbasetemp())  # type: ignore[attr-defined]
     snapshot.wait_for_processes(mark, base_temp)
+    deadline = time.monotonic() + 10  # a Hydra proxy of the last job may still be ending
+    while shm.proxy_running() and time.monotonic() < deadline:
+        time.sleep(0.1)
     shm.sweep(grace_s=0.0)  # as the next MPI run would; the suite's own jobs are over
     left = snapshot.left_behind(mark, base_temp)
     if not left:

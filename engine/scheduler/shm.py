@@ -56,7 +56,7 @@ def sweep(grace_s: float = GRACE_S) -> list[str]:
 
 def _sweep_topology_files() -> list[str]:
     mine = [path for path in glob.glob(TOPOLOGY_FILES) if _owned(path)]
-    if not mine or _proxy_running():
+    if not mine or proxy_running():
         return []
     return _unlink(mine)
 
@@ -80,7 +80,7 @@ def _owned(path: str) -> bool:
         return False
 
 
-def _proxy_running() -> bool:
+def proxy_running() -> bool:
     """Does a Hydra proxy of this user run (one that may still need its topology file)?"""
     for process in psutil.process_iter(["name", "uids"]):
         uids = process.info["uids"]

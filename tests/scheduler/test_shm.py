@@ -75,7 +75,7 @@ def test_topology_files_go_once_no_proxy_could_read_them(monkeypatch: pytest.Mon
         job = subprocess.Popen([mpiexec, "-n", "1", "cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 30
-            while not shm._proxy_running():  # a job's proxy may still read its file
+            while not shm.proxy_running():  # a job's proxy may still read its file
                 assert time.monotonic() < deadline, "mpiexec started no proxy"
                 time.sleep(0.05)
             assert str(left) not in shm.sweep() and left.exists()
@@ -83,7 +83,7 @@ def test_topology_files_go_once_no_proxy_could_read_them(monkeypatch: pytest.Mon
             job.communicate(b"")  # the rank reads the end of its input: the job ends in order
         assert job.returncode == 0
         # Without a proxy (another test's job may have one now: take that out of the question).
-        monkeypatch.setattr(shm, "_proxy_running", lambda: False)
+        monkeypatch.setattr(shm, "proxy_running", lambda: False)
         assert str(left) in shm.sweep() and not left.exists()
     finally:
         left.unlink(missing_ok=True)
