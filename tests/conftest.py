@@ -10,6 +10,8 @@
   left: a process, a mount, a network namespace, a /dev/shm segment or a temporary
   file (tests/leftovers.py). Before that check, what MPICH leaves of killed jobs is
   swept, as the next MPI run would sweep it.
+- The golden programs outside the MPI sample run under MPI one slice a day
+  (tests/tiers.py); the summary names the slice.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from tests.ci_rule import pytest_runtest_makereport  # noqa: F401  (a hook: pyte
 from tests.leftovers import SUITE_MARK, Snapshot
 
 SNAPSHOT = pytest.StashKey[Snapshot]()
+GOLDEN_MPI = pytest.StashKey[str]()
 LEFTOVERS_ID = "tests/conftest.py::nothing_left_behind"
 
 
@@ -42,6 +45,13 @@ def _is_worker(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "quick: in the quick tier although its module is not (tests/tiers.py)")
     os.environ.setdefault(SUITE_MARK, uuid.uuid4().hex)  # xdist workers inherit the controller's
+    if not _is_worker(config):
+        config.stash[GOLDEN_MPI] = tiers.fix_golden_mpi_slice()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if GOLDEN_MPI in config.stash:
+        terminalreporter.write_line(config.stash[GOLDEN_MPI])
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

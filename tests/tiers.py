@@ -12,6 +12,8 @@ full suite only.
 
 from __future__ import annotations
 
+import datetime
+import os
 from pathlib import Path
 
 import pytest
@@ -65,3 +67,33 @@ def is_quick(item: pytest.Item) -> bool:
     if item.get_closest_marker("quick") is not None:
         return True
     return item.path.relative_to(TESTS).as_posix() in QUICK_MODULES
+
+
+# Golden programs under MPI (tests/lang/test_golden.py): besides a fixed sample, each run
+# takes one slice of the others, by case number modulo MPI_SLICES, so every program runs
+# under MPI within any MPI_SLICES consecutive days. The controller fixes the slice once
+# for the run (its xdist workers inherit it); the environment variable picks one, or `all`.
+MPI_SLICE_VARIABLE = "SWIFTCLOUD_GOLDEN_MPI_SLICE"
+MPI_SLICES = 5
+
+
+def golden_mpi_slice() -> int | None:
+    """This run's slice of the golden programs outside the MPI sample (None: all of them)."""
+    chosen = os.environ.get(MPI_SLICE_VARIABLE, "")
+    if chosen == "all":
+        return None
+    if chosen.isdigit() and int(chosen) < MPI_SLICES:
+        return int(chosen)
+    if chosen:
+        raise pytest.UsageError(f"{MPI_SLICE_VARIABLE}={chosen!r}: give 0 to {MPI_SLICES - 1}, or 'all'")
+    return datetime.datetime.now(datetime.timezone.utc).toordinal() % MPI_SLICES
+
+
+def fix_golden_mpi_slice() -> str:
+    """Set this run's slice in the environment, once, before workers start; describe it."""
+    chosen = golden_mpi_slice()
+    os.environ[MPI_SLICE_VARIABLE] = "all" if chosen is None else str(chosen)
+    if chosen is None:
+        return "golden programs under MPI: all of them"
+    return (f"golden programs under MPI: the sample and slice {chosen} of {MPI_SLICES} of the others "
+            f"(today's; {MPI_SLICE_VARIABLE}=all runs every one)")

@@ -24,15 +24,29 @@ WORKFLOW = """
 import files;
 app (file o) numbers (int i) { "seq" i (i + 40) @stdout=o }
 app (file o) reverse (file i) { "sort" "-rn" @stdin=i @stdout=o }
-app (file o) node () { "printenv" "SWIFTCLOUD_NODE" @stdout=o }
-app (file o) host () { "hostname" @stdout=o }
+app (file o) meet (string helper, string place, int need, int i) { "python3" helper place need i @stdout=o }
 foreach i in [1:24] {
   file n <sprintf("out/numbers-%i.txt", i)> = numbers(i);
   file r <sprintf("out/reversed-%i.txt", i)> = reverse(n);
-  file e <sprintf("out/node-%i.txt", i)> = node();
-  file h <sprintf("out/host-%i.txt", i)> = host();
+  file m <sprintf("out/meet-%i.txt", i)> = meet(argv("helper"), argv("place"), toint(argv("need")), i);
 }
 """
+# A meeting point: each task says which node runs it, then waits (for an observable condition,
+# not a time) until tasks on NEED distinct nodes have arrived; it prints its node and host name.
+# It can only be passed if the scheduler runs tasks on NEED nodes at once.
+MEET = """
+import os, socket, sys, time
+place, need = sys.argv[1], int(sys.argv[2])
+node = os.environ.get("SWIFTCLOUD_NODE", "local")
+open(os.path.join(place, node), "a").close()
+deadline = time.monotonic() + 120
+while len(os.listdir(place)) < need:
+    if time.monotonic() > deadline:
+        sys.exit(f"only {sorted(os.listdir(place))} met within 120 s")
+    time.sleep(0.01)
+print(node, socket.gethostname())
+"""
+SPREAD = 4  # nodes that must run a task at once
 
 
 def _nodes_of_run(run_dir: Path) -> Counter[str]:
@@ -40,17 +54,27 @@ def _nodes_of_run(run_dir: Path) -> Counter[str]:
     return Counter(event["node"] for event in events if event.get("event") == "start")
 
 
+def _meetings(run_dir: Path, helper: Path) -> dict[int, str]:
+    """Task number -> the node the engine's log says ran that `meet` task (what the scheduler chose)."""
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines() if line.strip()]
+    return {int(event["command"][-1]): event["node"] for event in events
+            if event.get("event") == "start" and event["command"][:2] == ["python3", str(helper)]}
+
+
 def test_a_run_spreads_over_the_nodes_and_gives_the_outputs_of_one_host(cluster8: Cluster, tmp_path: Path) -> None:
-    script = tmp_path / "spread.swift"
+    script, helper = tmp_path / "spread.swift", tmp_path / "meet.py"
     script.write_text(WORKFLOW)
-    (tmp_path / "here").mkdir()
+    helper.write_text(MEET)
+    for where in ("here", "there", "place-here", "place-there"):
+        (tmp_path / where).mkdir()
     alone = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--transport", "local", "-n", "3",
-                            "--run-dir", str(tmp_path / "run-here"), str(script)], cwd=tmp_path / "here",
+                            "--run-dir", str(tmp_path / "run-here"), str(script), f"--helper={helper}",
+                            f"--place={tmp_path / 'place-here'}", "--need=1"], cwd=tmp_path / "here",
                            env=environment(cluster8.state), capture_output=True, text=True, timeout=300)
     assert alone.returncode == 0, alone.stderr
-    (tmp_path / "there").mkdir()
     run = cluster8.swiftcloud("run", "--cluster", "-n", "9", "--run-dir", str(tmp_path / "run-there"),
-                              str(script), cwd=tmp_path / "there")
+                              str(script), f"--helper={helper}", f"--place={tmp_path / 'place-there'}",
+                              f"--need={SPREAD}", cwd=tmp_path / "there")
     assert run.returncode == 0, run.stderr
     for i in range(1, 25):
         for name in (f"numbers-{i}.txt", f"reversed-{i}.txt"):
@@ -58,11 +82,14 @@ def test_a_run_spreads_over_the_nodes_and_gives_the_outputs_of_one_host(cluster8
         expected = "\n".join(str(n) for n in range(i + 40, i - 1, -1)) + "\n"
         assert (tmp_path / "there" / "out" / f"reversed-{i}.txt").read_text() == expected
     names = {node["name"] for node in cluster8.record["nodes"]}
+    chosen = _meetings(tmp_path / "run-there", helper)
+    assert sorted(chosen) == list(range(1, 25)), chosen
+    for i, node in chosen.items():  # each task ran in the node the scheduler chose, under its host name
+        assert (tmp_path / "there" / "out" / f"meet-{i}.txt").read_text().split() == [node, node]
+    assert set(chosen.values()) <= names
+    assert len(set(os.listdir(tmp_path / "place-there"))) >= SPREAD
     used = _nodes_of_run(tmp_path / "run-there")
-    assert set(used) <= names and len(used) >= 4, used  # the engine's log names the nodes that ran tasks
-    told = {(tmp_path / "there" / "out" / f"node-{i}.txt").read_text().strip() for i in range(1, 25)}
-    hosts = {(tmp_path / "there" / "out" / f"host-{i}.txt").read_text().strip() for i in range(1, 25)}
-    assert told <= names and hosts <= names and len(told) >= 3 and len(hosts) >= 3, (told, hosts)
+    assert set(used) <= names and len(used) >= SPREAD, used
 
 
 LOCALITY_TASKS = 40

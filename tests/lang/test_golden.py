@@ -6,13 +6,16 @@ Each case is a real script plus optional companions (`.exp` expected stdout,
 temporary directory, exactly as a user would run it:
 `python -m engine.cli run NNN-name.swift ARGS...`.
 
-Transports: every case runs under the local transport (`test_golden`). The cases
-that give workers work, that is that call an app, a Python leaf, `sleep` or
-`system`, or use files, run under MPI as well (`test_golden_mpi`), with every tenth
+Transports: every case runs under the local transport (`test_golden`). Under MPI
+(`test_golden_mpi`) run a fixed sample: the cases that give workers work, that is
+that call an app, a Python leaf, `sleep` or `system`, or use files, and every tenth
 of the others (by number) for the engine's start, exit status and output under
-mpiexec: the rest evaluate on the engine alone, where the transport changes nothing
-but start-up. A sample of both is in the quick tier (`./test.sh --quick`): every
-fifth case locally, every fifth of the MPI sample under MPI.
+mpiexec. The others evaluate on the engine alone, where the transport changes
+nothing but start-up (0.25 s a case): each run takes one fifth of them, a slice
+that changes every day (tests/tiers.py), so every program runs under MPI within five
+days; `SWIFTCLOUD_GOLDEN_MPI_SLICE=all` runs them all now. A sample of both is in
+the quick tier (`./test.sh --quick`): every fifth case locally, every fifth of the
+fixed MPI sample under MPI.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from tests import tiers
 
 CASES_DIR = Path(__file__).parent / "cases"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -132,17 +137,33 @@ def all_cases() -> list[Case]:
     return [parse_case(p) for p in sorted(CASES_DIR.glob("*.swift"))]
 
 
-def runs_under_mpi(case: Case) -> bool:
-    """Is the case in the MPI sample (the module's docstring says which are)?"""
-    if case.should_not_compile:
-        return False
+def in_mpi_sample(case: Case) -> bool:
+    """Is the case in the fixed MPI sample (the module's docstring says which are)?"""
     return bool(WORKER_WORK.search(case.script.read_text(encoding="utf-8"))) or case.number % MPI_EVERY == 0
 
 
-def params(cases: list[Case]) -> list[object]:
-    """The cases as test parameters, every QUICK_EVERY-th of them in the quick tier."""
-    return [pytest.param(case, id=case.name, marks=[pytest.mark.quick] if i % QUICK_EVERY == 0 else [])
-            for i, case in enumerate(cases)]
+def runs_under_mpi(case: Case, day_slice: int | None) -> bool:
+    """Does the case run under MPI in this run: in the sample, or in the day's slice
+    (`None`: every slice)?"""
+    if case.should_not_compile:
+        return False
+    return in_mpi_sample(case) or day_slice is None or case.number % tiers.MPI_SLICES == day_slice
+
+
+def params(cases: list[Case], sampled: list[Case] | None = None) -> list[object]:
+    """The cases as test parameters, every QUICK_EVERY-th of `sampled` (default: all)
+    in the quick tier, so the quick tier does not change with the day's slice."""
+    quick = {case.name for case in (cases if sampled is None else sampled)[::QUICK_EVERY]}
+    return [pytest.param(case, id=case.name, marks=[pytest.mark.quick] if case.name in quick else [])
+            for case in cases]
+
+
+def mpi_params() -> list[object]:
+    """This run's cases under MPI: the fixed sample and the day's slice of the others."""
+    day_slice = tiers.golden_mpi_slice()
+    cases = all_cases()
+    return params([case for case in cases if runs_under_mpi(case, day_slice)],
+                  sampled=[case for case in cases if not case.should_not_compile and in_mpi_sample(case)])
 
 
 def module_dirs() -> list[Path]:
@@ -261,7 +282,7 @@ def test_golden(case: Case, tmp_path: Path) -> None:
     check_case(case, tmp_path, "local")
 
 
-@pytest.mark.parametrize("case", params([case for case in all_cases() if runs_under_mpi(case)]))
+@pytest.mark.parametrize("case", mpi_params())
 def test_golden_mpi(case: Case, tmp_path: Path) -> None:
     check_case(case, tmp_path, "mpi")
 
@@ -288,3 +309,10 @@ def test_suite_shape() -> None:
     for companion in CASES_DIR.iterdir():
         if companion.suffix in (".exp", ".d"):
             assert companion.stem in stems, f"{companion.name} has no program"
+
+
+def test_every_runnable_program_runs_under_mpi_in_some_slice() -> None:
+    """The days' slices together run every program that compiles under MPI."""
+    cases = all_cases()
+    covered = {case.name for day_slice in range(tiers.MPI_SLICES) for case in cases if runs_under_mpi(case, day_slice)}
+    assert covered == {case.name for case in cases if not case.should_not_compile}
