@@ -25,8 +25,9 @@ from engine.scheduler.lifetime import processes_with_env
 SUITE_MARK = "SWIFTCLOUD_SUITE_MARK"
 NETNS_DIR = "/run/netns"
 SHM_DIR = "/dev/shm"
-# Entries that persist by design, created once and reused by every later run.
-KEPT_FOR_GOOD = ("pytest-of-*", "hsperfdata_*")
+# Entries that persist by design, created once and reused by every later run (lark's
+# cache of the grammar's parse tables is rebuilt only when the grammar changes).
+KEPT_FOR_GOOD = ("pytest-of-*", "hsperfdata_*", ".lark_cache_*")
 
 
 def _entries(directory: str) -> frozenset[str]:
