@@ -268,6 +268,7 @@ class Foreach(Stmt):
     iterable: Expr
     body: Block
     annotations: dict[str, Optional[Expr]] = field(default_factory=dict)
+    waits: list[Expr] = field(default_factory=list)  # closed before the loop starts (@waiton, @waitonall)
     var_pos: tuple[int, int] = (0, 0)
     key_pos: tuple[int, int] = (0, 0)
     var_sym: Any = None  # checker: the value's VarSym
@@ -303,6 +304,7 @@ class For(Stmt):
     update: list[ForUpdate]
     body: Block
     annotations: dict[str, Optional[Expr]] = field(default_factory=dict)
+    waits: list[Expr] = field(default_factory=list)  # closed before the loop starts (@waiton, @waitonall)
 
 
 @dataclass(eq=False, kw_only=True)

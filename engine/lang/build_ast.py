@@ -19,6 +19,8 @@ from lark.tree import Meta
 from engine.errors import CompileError
 from engine.lang import ast
 
+WAITON = "waiton"
+
 @dataclass
 class _Redirect:
     """`@stdout=f` inside an app command, before it lands in `AppCommand`."""
@@ -173,10 +175,15 @@ class AstBuilder(Transformer_NonRecursive):
 
     def annotations(self, meta: Meta, children: list[Any]) -> dict[str, Optional[ast.Expr]]:
         found: dict[str, Optional[ast.Expr]] = {}
+        waiton: list[ast.Expr] = []
         for name, value in children:
-            if name in found:
+            if name == WAITON and value is not None:
+                waiton.append(value)  # may repeat (§13): the loop waits for all
+            elif name in found:
                 raise self._error(self._tok(name), f"duplicate annotation @{name}")
             found[str(name)] = value
+        if len(waiton) > 1:
+            found[WAITON] = ast.TupleExpr(items=waiton, file=waiton[0].file, line=waiton[0].line, col=waiton[0].col)
         return found
 
     def annotation(self, meta: Meta, children: list[Any]) -> tuple[Token, Optional[ast.Expr]]:
@@ -197,8 +204,15 @@ class AstBuilder(Transformer_NonRecursive):
     def simple_statement(self, meta: Meta, children: list[Any]) -> ast.Stmt:
         links = [c for c in children if not isinstance(c, Token)]
         if len(links) == 1:
+            if isinstance(links[0], ast.Wait):  # a bare `v;`: only a chain may wait on a variable
+                raise self._error(self._at(meta), "an expression on its own must be a function call")
             return links[0]
         return ast.Chain(links=links, **self._at(meta))
+
+    def chain_variable(self, meta: Meta, children: list[Any]) -> ast.Wait:
+        """A chain's link `v` waits for `v` to be closed, as `wait (v) {}` would (§13)."""
+        at = self._at(meta)
+        return ast.Wait(exprs=[ast.Name(id=str(children[0]), **at)], body=ast.Block(stmts=[], **at), deep=False, **at)
 
     def decl(self, meta: Meta, children: list[Any]) -> ast.DeclStmt:
         return self._declaration(meta, children, is_global_const=False)
@@ -281,6 +295,7 @@ class AstBuilder(Transformer_NonRecursive):
             iterable=iterable,
             body=body,
             annotations=annotations or {},
+            waits=_waiton(annotations),
             var_pos=(var.line, var.column),
             key_pos=(key.line, key.column) if key is not None else (0, 0),
             **self._at(meta),
@@ -289,7 +304,8 @@ class AstBuilder(Transformer_NonRecursive):
     def for_stmt(self, meta: Meta, children: list[Any]) -> ast.For:
         annotations, init, cond, update, body = children
         return ast.For(
-            init=init, cond=cond, update=update, body=body, annotations=annotations or {}, **self._at(meta)
+            init=init, cond=cond, update=update, body=body, annotations=annotations or {},
+            waits=_waiton(annotations), **self._at(meta)
         )
 
     def for_inits(self, meta: Meta, children: list[Any]) -> list[ast.ForInit]:
@@ -402,3 +418,11 @@ class AstBuilder(Transformer_NonRecursive):
 
 def _node_at(node: ast.Node) -> dict[str, Any]:
     return {"file": node.file, "line": node.line, "col": node.col}
+
+
+def _waiton(annotations: Optional[dict[str, Optional[ast.Expr]]]) -> list[ast.Expr]:
+    """What a loop's `@waiton=v` annotations (one or several) name."""
+    value = (annotations or {}).get(WAITON)
+    if value is None:
+        return []
+    return list(value.items) if isinstance(value, ast.TupleExpr) else [value]

@@ -22,7 +22,7 @@ from engine.lang.check_decls import DeclChecker
 from engine.lang.scopes import AssignmentSites, BranchPath, Scope
 from engine.lang.symbols import FuncSym, LibraryFunction, VarSym
 from engine.lang.types import (
-    BOOLEAN, FILE, INT, KEY_TYPES, STRING, VOID, ArrayType, StructType, Type, base_of,
+    BOOLEAN, FILE, INT, KEY_TYPES, STRING, URL, VOID, ArrayType, StructType, Type, base_of,
     is_assignable, parse_signature, parse_type_text,
 )
 
@@ -42,7 +42,7 @@ def library_symbols(library: Mapping[str, LibraryFunction],
                     constants: Mapping[str, tuple[str, Any, str]]) -> tuple[dict[str, FuncSym], dict[str, VarSym]]:
     """The library's functions and constants as symbols (its signature strings parsed: about 6 ms)."""
     funcs = {name: FuncSym(name, "library", overloads=tuple(parse_signature(s) for s in f.overloads),
-                           module=f.module) for name, f in library.items()}
+                           module=f.module, reads_content=f.reads_content) for name, f in library.items()}
     consts = {name: VarSym(name, parse_type_text(t), "const", value=v) for name, (t, v, _module) in constants.items()}
     return funcs, consts
 
@@ -82,6 +82,12 @@ class Checker(DeclChecker):
 
     def warn(self, node: ast.Node, message: str) -> None:
         self.warnings.append(CompileError(node.file, node.line, node.col, message, warning=True))
+
+    def refuse_builtin_name(self, name: str, node: ast.Node, what: str) -> None:
+        """Builtins (the library functions that need no import) are reserved (§13)."""
+        builtin = self.library_syms.get(name)
+        if builtin is not None and builtin.module is None:
+            self.error(node, f"'{name}' is a builtin function: {what} cannot take its name")
 
     def note_read(self, sym: VarSym, node: ast.Node) -> None:
         sym.reads += 1
@@ -130,8 +136,12 @@ class Checker(DeclChecker):
 
     def _check_never_assigned(self) -> None:
         for sym in self.all_syms:
-            if sym.kind in ("local", "global") and sym.reads and not sym.writes and not sym.is_container:
+            if sym.kind not in ("local", "global"):
+                continue
+            if sym.reads and not sym.writes and not sym.is_container:
                 self.error(sym.node, f"variable '{sym.name}' is read but never assigned")
+            elif not sym.reads and not sym.writes and sym.node is not None:
+                self.warn(sym.node, f"variable '{sym.name}' is never used")
         for func in self.funcs.values():
             if func.kind != "composite":
                 continue
@@ -156,6 +166,8 @@ class Checker(DeclChecker):
                 self.warn(node, f"local variable '{name}' hides a global variable")
         if kind is None:
             kind = "global" if self.scope is self.global_scope else "local"
+        if kind == "global":
+            self.refuse_builtin_name(name, node, "a global variable")
         sym = VarSym(name, t if t is not None else VOID, kind, node, mapped)
         sym.loop_depth = self.scope.loop_depth
         self.scope.vars[name] = sym
@@ -202,6 +214,7 @@ class Checker(DeclChecker):
             d.sym = sym
             if d.init is not None:
                 self._note_whole_assignment(sym, d)
+                self._refuse_url_copy(sym, d.init, d)
 
     def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:
         if not isinstance(s.expr, ast.Call):
@@ -226,12 +239,32 @@ class Checker(DeclChecker):
             s.multi_output = True
             for target, t in zip(s.targets, outs):
                 self.assign_target(target, None, t)
+                self._refuse_self_dependence(target, value)
             return
         s.multi_output = False
         if len(s.targets) != len(s.values):
             self.error(s, f"{len(s.targets)} targets but {len(s.values)} values")
             return
         s.values = [self.assign_target(t, v, None) for t, v in zip(s.targets, s.values)]
+        for target, value in zip(s.targets, s.values):
+            self._refuse_self_dependence(target, value)
+
+    def _refuse_url_copy(self, sym: VarSym, value: Optional[ast.Expr], node: ast.Node) -> None:
+        """A mapped url names a remote object: it cannot take another variable's value (§13;
+        a function's output is refused when it arrives)."""
+        if sym.mapped and sym.type == URL and value is not None and not isinstance(value, ast.Call):
+            self.error(node, f"cannot assign to the mapped url '{sym.name}': a url names a remote object")
+
+    def _refuse_self_dependence(self, target: ast.Expr, value: Optional[ast.Expr]) -> None:
+        """`k = k;` (or any whole assignment whose value reads the variable it writes)
+        waits for itself: a compile error (§13)."""
+        if not isinstance(target, ast.Name) or not isinstance(target.decl, VarSym) or value is None:
+            return
+        read: set[VarSym] = set()
+        _names_read(value, read, through_composites=False)
+        if target.decl in read:
+            self.error(target, f"'{target.id}' is assigned a value that needs '{target.id}' itself:"
+                               " it can never be computed")
 
     def assign_target(self, target: ast.Expr, value: Optional[ast.Expr],
                       value_type: Optional[Type]) -> Optional[ast.Expr]:
@@ -258,6 +291,7 @@ class Checker(DeclChecker):
         if depth == 0:
             value, _ = self._value(value, value_type, sym.type, target)
             self._note_whole_assignment(sym, target)
+            self._refuse_url_copy(sym, value, target)
             return value
         self._check_target_path(target)
         if target.type is not None:
@@ -399,6 +433,7 @@ class Checker(DeclChecker):
         return Scope(self.scope, "loop", self.scope.loop_depth + 1)
 
     def stmt_Foreach(self, s: ast.Foreach) -> None:
+        own_from = self._loop_waits(s)
         s.iterable = self.expr(s.iterable)
         t = base_of(s.iterable.type) if s.iterable.type is not None else None
         if t is not None and not isinstance(t, ArrayType):
@@ -416,9 +451,29 @@ class Checker(DeclChecker):
         self.loop_entry_paths.append(len(self.path))
         self.block(s.body)
         self.loop_entry_paths.pop()
+        own = list(self.scope.vars.values())
         self.scope = self.scope.parent  # type: ignore[assignment]
+        self._wait_on_all(s, own_from, own)
+
+    def _loop_waits(self, s: ast.For | ast.Foreach) -> int:
+        """Check what a loop's @waiton annotations name (before the loop, outside it); the
+        number of variables declared so far (those declared after it are the loop's own)."""
+        s.waits = [self.expr(e) for e in s.waits]
+        return len(self.all_syms)
+
+    def _wait_on_all(self, s: ast.For | ast.Foreach, own_from: int, own: list[VarSym]) -> None:
+        """`@waitonall`: the loop also waits for every variable it reads from outside (§13)."""
+        if "waitonall" in s.annotations:
+            inner = set(self.all_syms[own_from:]) | set(own)
+            read: set[VarSym] = set()
+            parts = [s.body, s.iterable] if isinstance(s, ast.Foreach) else [s.body, s.cond, *s.init, *s.update]
+            for part in parts:
+                _names_read(part, read)
+            for sym in sorted(read - inner, key=lambda sym: sym.name):
+                s.waits.append(ast.Name(id=sym.name, decl=sym, type=sym.type, file=s.file, line=s.line, col=s.col))
 
     def stmt_For(self, s: ast.For) -> None:
+        own_from = self._loop_waits(s)
         values = []
         for init in s.init:
             values.append(self.expr(init.value))
@@ -476,6 +531,7 @@ class Checker(DeclChecker):
             if init.name not in updated:
                 self.error(init, f"for-loop variable '{init.name}' has no update")
         self.scope = outer_scope
+        self._wait_on_all(s, own_from, list(loop_scope.vars.values()))
 
     def stmt_Wait(self, s: ast.Wait) -> None:
         s.exprs = [self.expr(e) for e in s.exprs]
@@ -490,15 +546,25 @@ class Checker(DeclChecker):
             self.stmt(link)
 
 
-def _names_read(e: object, out: set[VarSym]) -> None:
-    """Variables an expression reads (its names, at any depth)."""
+def _names_read(e: object, out: set[VarSym], through_composites: bool = True) -> None:
+    """Variables an expression waits for (its names, at any depth; not the array that
+    `exists(A, k)` looks into, which it does not wait for, §13). Without
+    `through_composites`, only what its value needs directly: a composite function's
+    call starts at once, so its arguments are not needed to call it (§4)."""
     if isinstance(e, ast.Name) and isinstance(e.decl, VarSym):
         out.add(e.decl)
+    if isinstance(e, ast.Call) and e.target is not None:
+        if e.target.func.kind == "composite" and not through_composites:
+            return
+        if e.func == "exists" and e.target.func.kind == "library":
+            for arg in e.args[1:]:
+                _names_read(arg, out, through_composites)
+            return
     for value in vars(e).values() if isinstance(e, ast.Node) else ():
         items = value if isinstance(value, (list, tuple)) else (value,)
         for item in items:
             if isinstance(item, ast.Node):
-                _names_read(item, out)
+                _names_read(item, out, through_composites)
 
 
 def check_program(items: list[ast.Item], library: Mapping[str, LibraryFunction],

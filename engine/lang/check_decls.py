@@ -17,7 +17,7 @@ from engine.lang.check_expr import ExprChecker
 from engine.lang.scopes import Scope
 from engine.lang.symbols import FuncSym, ParamSpec
 from engine.lang.types import (
-    FILE, INT, KEY_TYPES, LIBRARY_TYPES, PRIMITIVES, SCALARS, STRING, VOID, ArrayType, StructType, SubType, Type,
+    FILE, INT, KEY_TYPES, LIBRARY_TYPES, PRIMITIVES, SCALARS, STRING, URL, VOID, ArrayType, StructType, SubType, Type,
     base_of,
 )
 
@@ -88,6 +88,7 @@ class DeclChecker(ExprChecker):
             if not isinstance(item, (ast.FuncDef, ast.AppDef)):
                 continue
             kind = "app" if isinstance(item, ast.AppDef) else "composite"
+            self.refuse_builtin_name(item.name, item, "an app" if kind == "app" else "a function")
             func = FuncSym(item.name, kind, node=item)
             func.inputs = self._params(item.inputs, inputs=True)
             func.outputs = self._params(item.outputs, inputs=False)
@@ -95,6 +96,8 @@ class DeclChecker(ExprChecker):
                 for p, spec in zip(item.outputs, func.outputs):
                     if base_of(spec.type) not in (FILE, VOID):
                         self.error(p, f"app output '{p.name}' must be a file or void, not {spec.type}")
+                    elif spec.type == URL:
+                        self.error(p, f"app output '{p.name}' cannot be a url: an app writes local files")
             versions = self.overloads.setdefault(item.name, [])
             if any(_input_types(v) == _input_types(func) for v in versions):
                 self.error(item, f"function '{item.name}' is already defined"

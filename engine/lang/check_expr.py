@@ -14,7 +14,7 @@ from typing import Optional
 from engine.lang import ast
 from engine.lang.symbols import FuncSym, ParamSpec, ResolvedCall
 from engine.lang.types import (
-    BOOLEAN, FILE, FLOAT, INT, SCALARS, STRING, VOID, ArrayType, Signature, StructType, Type,
+    BOOLEAN, FILE, FLOAT, INT, SCALARS, STRING, URL, VOID, ArrayType, Signature, StructType, SubType, Type,
     Wildcard, base_of, is_assignable, is_opaque_file,
 )
 
@@ -284,7 +284,11 @@ class ExprChecker:
 
     def expr_ArrayLit(self, e: ast.ArrayLit, expected: Optional[Type]) -> ast.Expr:
         exp_elem = base_of(expected).elem if expected is not None and isinstance(base_of(expected), ArrayType) else None
-        e.items = [self.expr(i, exp_elem) for i in e.items]
+        # `[]` members take their type from their siblings (§13): check the others first.
+        e.items = [i if _all_empty(i) else self.expr(i, exp_elem) for i in e.items]
+        known = [i.type for i in e.items if not _all_empty(i)]
+        sibling = known[0] if known and all(t is not None for t in known) else None
+        e.items = [self.expr(i, exp_elem or sibling) if _all_empty(i) else i for i in e.items]
         types = [i.type for i in e.items]
         if not e.items:
             if expected is None or not isinstance(base_of(expected), ArrayType):
@@ -351,6 +355,9 @@ class ExprChecker:
         return e
 
     def expr_Call(self, e: ast.Call, expected: Optional[Type]) -> ast.Expr:
+        subtype = self.types.get(e.func)
+        if isinstance(subtype, SubType) and base_of(subtype) in SCALARS and e.func not in self.funcs:
+            return self._convert(e, subtype)
         outputs = self.call(e, expected)
         if outputs is None:
             return e
@@ -360,6 +367,16 @@ class ExprChecker:
             return e
         e.type = outputs[0]
         return e
+
+    def _convert(self, e: ast.Call, subtype: SubType) -> ast.Expr:
+        """`NAME(e)` for a scalar subtype `type NAME T;` (§13): `e`'s value, as a NAME."""
+        if len(e.args) != 1 or e.kwargs:
+            self.error(e, f"{subtype.name}(...) converts one value, {len(e.args) + len(e.kwargs)} given")
+            return e
+        value = self.coerce(self.expr(e.args[0], subtype.base), subtype.base, f"{subtype.name}(...)")
+        if value.type is not None:
+            value.type = subtype
+        return value
 
     # ------------------------------------------------------------ calls
 
@@ -481,6 +498,10 @@ class ExprChecker:
                 if bound is not None:
                     outs = tuple(_subst(t, bound) for t in sig.outputs)
                     self._apply_widening(sig, e)
+                    if func.reads_content:
+                        for a in e.args:
+                            if a.type == URL:
+                                self.error(a, f"{func.name}() reads a local file; a url is not one")
                     e.target = ResolvedCall(func, sig, outs)
                     return outs
         given = ", ".join(str(a.type) for a in e.args)
@@ -549,6 +570,10 @@ def _unify_types(pattern: Type, actual: Type, bound: dict[str, Type], widen_ok: 
             return True
         if pattern.name == "scalar":
             return actual_base in SCALARS
+        if pattern.name == "nested":
+            while isinstance(actual_base, ArrayType):
+                actual_base = base_of(actual_base.elem)
+            return actual_base in SCALARS
         if pattern.name in bound:
             return is_assignable(bound[pattern.name], actual) or (
                 widen_ok and bound[pattern.name] == FLOAT and actual_base == INT)
@@ -572,3 +597,7 @@ def _subst(t: Type, bound: dict[str, Type]) -> Type:
         return ArrayType(elem=_subst(t.elem, bound), key=_subst(t.key, bound))
     return t
 
+
+def _all_empty(e: ast.Expr) -> bool:
+    """An array literal of `[]`s only, at any depth (`[]`, `[[], []]`): typed by its context."""
+    return isinstance(e, ast.ArrayLit) and all(_all_empty(i) for i in e.items)

@@ -138,14 +138,23 @@ class Lowering:
                          default=None if s.default is None else self.block(s.default), writes=s.writes, **_at(s))
 
     def stmt_Foreach(self, s: ast.Foreach) -> ir.Stmt:
-        return ir.Foreach(value=s.var_sym, key=s.key_sym, iterable=self.expr(s.iterable), body=self.block(s.body),
+        loop = ir.Foreach(value=s.var_sym, key=s.key_sym, iterable=self.expr(s.iterable), body=self.block(s.body),
                           writes=s.writes, **_at(s))
+        return self._after_waits(s, loop)
 
     def stmt_For(self, s: ast.For) -> ir.Stmt:
         inits = tuple(ir.ForInit(sym=i.sym, value=self.expr(i.value), outer=i.outer, **_at(i)) for i in s.init)
         updates = tuple(ir.ForUpdate(sym=u.sym, value=self.expr(u.value), **_at(u)) for u in s.update)
-        return ir.For(inits=inits, cond=self.expr(s.cond), updates=updates, body=self.block(s.body),
+        loop = ir.For(inits=inits, cond=self.expr(s.cond), updates=updates, body=self.block(s.body),
                       writes=s.writes, **_at(s))
+        return self._after_waits(s, loop)
+
+    def _after_waits(self, s: ast.For | ast.Foreach, loop: ir.Stmt) -> ir.Stmt:
+        """A loop with `@waiton`/`@waitonall` starts inside a `wait` for those variables."""
+        if not s.waits:
+            return loop
+        body = ir.Block(stmts=(loop,), writes=s.writes, **_at(s))
+        return ir.Wait(exprs=tuple(self.expr(e) for e in s.waits), body=body, writes=s.writes, **_at(s))
 
     def stmt_Wait(self, s: ast.Wait) -> ir.Stmt:
         return ir.Wait(exprs=tuple(self.expr(e) for e in s.exprs), body=self.block(s.body), deep=s.deep,

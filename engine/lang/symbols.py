@@ -69,6 +69,7 @@ class FuncSym:
     input_syms: list[VarSym] = field(default_factory=list)
     output_syms: list[VarSym] = field(default_factory=list)
     walltime: Optional[float] = None  # apps: `@walltime=SECONDS`, the longest one run may take
+    reads_content: bool = False  # library: reads its file argument's bytes (no `url`, §13)
 
 
 @dataclass(frozen=True)
@@ -86,3 +87,4 @@ class LibraryFunction(Protocol):
     name: str
     overloads: Sequence[str]
     module: Optional[str]
+    reads_content: bool

@@ -6,7 +6,8 @@ to declare overloads, e.g. `"(string s, string d=\\" \\") -> string[]"`:
 
 - atoms: `int float string boolean void file`, the library's struct types
   (`PartialStats`), and the wildcards `scalar`
-  (int, float, string or boolean) and `any`;
+  (int, float, string or boolean), `nested` (a scalar or an array of them, of any
+  depth) and `any`;
 - type variables `V` (any type) and `K` (any key type), bound on first use so
   that `(V[K], K) -> boolean` ties the key argument to the array's key type;
 - `T[]` / `T[K]` arrays, `T...` a variadic tail, `T name=LITERAL` an optional
@@ -176,7 +177,7 @@ class Signature:
         return f"({', '.join(parts)}) -> {outs}"
 
 
-_WILDCARDS = frozenset({"scalar", "any", "V", "K"})
+_WILDCARDS = frozenset({"scalar", "nested", "any", "V", "K"})
 _SIG_RE = re.compile(r"^\((.*)\)\s*->\s*(.*)$", re.S)
 
 

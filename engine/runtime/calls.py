@@ -28,9 +28,9 @@ from engine.task.contract import AppSpec, BuiltinCall, Completion, LeafError, St
 
 Callback = Callable[[], None]
 SHALLOW = frozenset({"size", "contains", "exists", "keys_integer", "keys_string"})
-# Builtins that read a file's contents on the engine (a store file is fetched first)
-# and builtins that name an existing file (checked in the store, not on local disk).
-CONTENT_READERS = frozenset({"read", "file_lines"})
+# Builtins that look into an array as it is when they run, open or not (§13: `exists`).
+UNWAITED_ARRAYS = frozenset({"exists"})
+# Builtins that name an existing file (checked in the store, not on local disk).
 INPUT_FILES = frozenset({"input", "input_file"})
 
 
@@ -95,7 +95,8 @@ class CallRunner:
     def _call_app(self, function: ir.Function, node: ir.Call, env: Env, outs: list[Any], done: Callback) -> None:
         func = function.sym
         args = self._user_args(function, node, env)
-        fenv = Env(None, dict(zip((p.sym for p in function.inputs), args))
+        # A command word may name a global (`string echo = "/bin/echo"; ... { echo s; }`, §13).
+        fenv = Env(self.run.globals_env, dict(zip((p.sym for p in function.inputs), args))
                    | dict(zip((p.sym for p in function.outputs), outs)))
         out_files = [o for o in outs if isinstance(o, FileFuture)]
         for f in out_files:
@@ -195,7 +196,7 @@ class CallRunner:
 
         def fire() -> None:
             values = [to_python(h, shallow) for h in handles]
-            if name in CONTENT_READERS:
+            if builtin.reads_content:  # a store file is fetched first
                 values = [self.run.files.local_copy(v) if isinstance(h, FileFuture) else v
                           for h, v in zip(handles, values)]
             elif name in INPUT_FILES and self.run.files.mode != "posix":
@@ -225,7 +226,9 @@ class CallRunner:
                 done()
             self.tasks.submit(task, finished)
 
-        if shallow:
+        if name in UNWAITED_ARRAYS:
+            _when_shallow_closed(self.flow, handles, fire, node, open_arrays=True)
+        elif shallow:
             _when_shallow_closed(self.flow, handles, fire, node)
         else:
             self.values.when_deep_closed(handles, fire, node)
@@ -256,13 +259,16 @@ def _deliver_all(values: ValueOps, result: Any, outs: list[Any], types: tuple[An
         values.deliver(value, out, out_type, fresh)
 
 
-def _when_shallow_closed(flow: Dataflow, handles: list[Any], callback: Callback, node: ir.Node) -> None:
+def _when_shallow_closed(flow: Dataflow, handles: list[Any], callback: Callback, node: ir.Node,
+                         open_arrays: bool = False) -> None:
+    """Call `callback` once every handle is closed (a container: closed itself, not its
+    elements; with `open_arrays`, known, closed or not)."""
     def step() -> None:
         pending = []
         for h in handles:
             if type(h) is Future and h.closed and isinstance(h.value, Container):
                 h = h.value
-            if not h.closed:
+            if not h.closed and not (open_arrays and isinstance(h, ArrayFuture)):
                 pending.append(h)
         if pending:
             flow.when_closed(pending, step, node)

@@ -115,11 +115,13 @@ class ValueOps:
                 done()
             return
 
+        if isinstance(dest, UrlFuture):
+            raise SwiftRuntimeError(f"cannot assign to the mapped url '{dest.describe()}': a url names a"
+                                    " remote object")
+
         def finish() -> None:
             assert dest.path is not None
-            if isinstance(dest, UrlFuture):
-                pass  # a URL names a remote object: nothing is copied (§12)
-            elif local:
+            if local:
                 files.publish(src, dest.path, move=True)
             elif dest.path != src:
                 files.copy(src, dest.path)

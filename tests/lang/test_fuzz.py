@@ -35,6 +35,7 @@ VOCABULARY = (
     "int float string boolean file void if else foreach for in wait deep switch case default app type "
     "import main global const true false inf NaN => = ; , ( ) { } [ ] < > + - * / % %/ %% ** == != && || ! "
     "@ . : # #define #ifdef #endif 0 1 -1 2.5 \"s\" \"\" trace size x y A f @stdout @prio=1 "
+    "@waiton=x @waitonall @nosplit exists repr url superint "
 ).split()
 POSITION = re.compile(r"^.+:\d+:\d+: ")
 RUN_SAMPLE = 40
@@ -75,14 +76,15 @@ def _expression(rng: random.Random, depth: int, kind: str = "") -> str:
     """A random well-typed expression of `kind` (int, float, string or boolean)."""
     kind = kind or rng.choice(["int", "float", "string", "boolean"])
     if depth <= 0 or rng.random() < 0.2:
-        return rng.choice({"int": ["1", "2", "0", "x", "size(A)", "A[1]", "-4", "toint(\"12\")"],
+        return rng.choice({"int": ["1", "2", "0", "x", "size(A)", "A[1]", "-4", "toint(\"12\")", "z"],
                            "float": ["3.5", "y", "0.0", "-2.5e3", "itof(x)"],
-                           "string": ['"a"', "s", '""', "fromint(x)"],
-                           "boolean": ["true", "false", "b"]}[kind])
+                           "string": ['"a"', "s", '""', "fromint(x)", "repr(A)", "repr(N)"],
+                           "boolean": ["true", "false", "b", "exists(A, 1)"]}[kind])
     sub = lambda k="": _expression(rng, depth - 1, k or kind)  # noqa: E731
     if kind == "int":
         return rng.choice([f"({sub()} {rng.choice(['+', '-', '*', '%/', '%%'])} {sub()})", f"strlen({sub('string')})",
-                           f"max({sub()}, {sub()})", f"(-{sub()})", f"toint(fromint({sub()}))"])
+                           f"max({sub()}, {sub()})", f"(-{sub()})", f"toint(fromint({sub()}))",
+                           f"superint({sub()})"])
     if kind == "float":
         return rng.choice([f"({sub()} {rng.choice(['+', '-', '*', '/', '**'])} {sub()})", f"sqrt({sub()})",
                            f"itof({sub('int')})", f"floor({sub()})", f"(2 ** {sub('int')})"])
@@ -94,10 +96,16 @@ def _expression(rng: random.Random, depth: int, kind: str = "") -> str:
 
 
 def _statement(rng: random.Random, depth: int) -> str:
-    kind = rng.randrange(6) if depth > 0 else 0
+    kind = rng.randrange(8) if depth > 0 else 0
     if kind == 0:
         return f"trace({_expression(rng, 3)}, {_expression(rng, 2)});"
     body = _statement(rng, depth - 1)
+    if kind == 6:  # chaining on a variable (§13)
+        name = f"w{rng.randrange(10**6)}"
+        return f"void {name} = trace({_expression(rng, 2)}); {name} => {{ {body} }}"
+    if kind == 7:  # loop annotations (§13)
+        annotations = rng.choice(["@waiton=x @waiton=y", "@waitonall", "@waitonall @nosplit", "@waiton=s"])
+        return f"{annotations} foreach v{depth} in [0:{rng.randint(0, 3)}] {{ {body} }}"
     if kind == 1:
         return f"if ({_expression(rng, 2, 'boolean')}) {{ {body} }} else {{ {_statement(rng, depth - 1)} }}"
     if kind == 2:
@@ -110,7 +118,8 @@ def _statement(rng: random.Random, depth: int) -> str:
 
 
 def _generated(rng: random.Random) -> str:
-    prelude = 'int x = 4; float y = 1.5; string s = "t"; boolean b = x > 2; int A[] = [7, 8];\n'
+    prelude = ('type superint int; int x = 4; float y = 1.5; string s = "t"; boolean b = x > 2; int A[] = [7, 8];'
+               ' superint z = superint(3); int N[][] = [[], [1, 2]];\n')
     return prelude + "\n".join(_statement(rng, rng.randint(0, 5)) for _ in range(rng.randint(1, 4))) + "\n"
 
 

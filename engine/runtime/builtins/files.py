@@ -30,7 +30,7 @@ def read_text(path: str, caller: str) -> str:
         raise SwiftRuntimeError(f"{caller}(): could not read file '{path}': {e.strerror}") from e
 
 
-@FILES.define("read", "(file) -> string")
+@FILES.define("read", "(file) -> string", reads_content=True)
 def read(ctx: BuiltinContext, path: str) -> str:
     return read_text(path, "read")
 
@@ -51,7 +51,7 @@ def glob(ctx: BuiltinContext, pattern: str) -> list[str]:
     return ctx.glob(pattern)
 
 
-@FILES.define("file_lines", '(file f, string comment="#") -> string[]')
+@FILES.define("file_lines", '(file f, string comment="#") -> string[]', reads_content=True)
 def file_lines(ctx: BuiltinContext, path: str, comment: str = "#") -> dict[int, str]:
     """Non-empty trimmed lines (comments cut), keyed by 0-based line number in the file."""
     lines: dict[int, str] = {}

@@ -25,6 +25,8 @@ class Builtin:
     - `module`: `None` if always visible, else the standard module that exposes it.
     - `where`: `"engine"` runs inline on the engine; `"worker"` is shipped to a
       worker process as a `BuiltinCall` (slow or blocking calls).
+    - `reads_content`: reads its file argument's bytes (a store file is fetched
+      first; a `url` is refused at compile time, §13).
     """
 
     name: str
@@ -32,6 +34,7 @@ class Builtin:
     impl: Impl
     module: str | None = None
     where: str = "engine"
+    reads_content: bool = False
 
 
 class Table:
@@ -42,14 +45,14 @@ class Table:
         self.entries: list[Builtin] = []
 
     def define(
-        self, names: str | tuple[str, ...], *overloads: str, where: str = "engine"
+        self, names: str | tuple[str, ...], *overloads: str, where: str = "engine", reads_content: bool = False
     ) -> Callable[[F], F]:
         """Register the decorated function under every name in `names` (aliases share it)."""
         all_names = (names,) if isinstance(names, str) else names
 
         def register(impl: F) -> F:
             for name in all_names:
-                self.entries.append(Builtin(name, tuple(overloads), impl, self.module, where))
+                self.entries.append(Builtin(name, tuple(overloads), impl, self.module, where, reads_content))
             return impl
 
         return register

@@ -98,14 +98,21 @@ def pick_regexp(ctx: BuiltinContext, pattern: str, strings: dict[Any, str]) -> d
     return {k: v for k, v in strings.items() if compiled.search(v)}
 
 
-@STRING.define("repr", "(scalar) -> string")
+@STRING.define("repr", "(nested) -> string")
 def repr_builtin(ctx: BuiltinContext, value: Any) -> str:
-    return text_form(value)
+    return _repr(value)
 
 
-@STRING.define("array_repr", "(scalar[K]) -> string[K]")
+@STRING.define("array_repr", "(nested[K]) -> string[K]")
 def array_repr(ctx: BuiltinContext, array: dict[Any, Any]) -> dict[Any, str]:
-    return {k: text_form(v) for k, v in array.items()}
+    return {k: _repr(v) for k, v in array.items()}
+
+
+def _repr(value: Any) -> str:
+    """A scalar's text form; an array's members' in key order, as `[1.0,2.0]` (§13)."""
+    if isinstance(value, dict):
+        return "[" + ",".join(_repr(v) for v in ordered_values(value)) + "]"
+    return text_form(value)
 
 
 @STRING.define("string_from_floats", "(float[K]) -> string")

@@ -112,6 +112,12 @@ def clock(ctx: BuiltinContext) -> float:
     return time.time()
 
 
+@SYS.define("clock_seconds", "() -> float")
+def clock_seconds(ctx: BuiltinContext) -> float:
+    """Seconds since the epoch (§13)."""
+    return time.time()
+
+
 CONSTANTS: Mapping[str, tuple[str, str, str]] = MappingProxyType({
     "CLOCK_FMT_ISO8601": ("string", "%Y-%m-%dT%H:%M:%S", "sys"),
     "CLOCK_FMT_RFC3339": ("string", "%Y-%m-%d %H:%M:%S", "sys"),
@@ -165,6 +171,12 @@ def system1(ctx: BuiltinContext, command: str) -> str:
 @SYS.define("turbine_workers", "() -> int")
 def turbine_workers(ctx: BuiltinContext) -> int:
     return ctx.worker_count
+
+
+@SYS.define("turbine_engines", "() -> int")
+def turbine_engines(ctx: BuiltinContext) -> int:
+    """One: rank 0 is the only engine (§13)."""
+    return 1
 
 
 @SYS.define("adlb_servers", "() -> int")

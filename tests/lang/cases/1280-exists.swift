@@ -1,3 +1,5 @@
-// exists(A, k) is contains(A, k) (§12).
+// exists(A, k) tells whether A has key k (§12); it answers when it runs (§13), here once A is closed.
 int A[string] = {"a": 1};
-trace(exists(A, "a"), exists(A, "b"));
+wait (A) {
+  trace(exists(A, "a"), exists(A, "b"));
+}
