@@ -75,9 +75,9 @@ def _expression(rng: random.Random, depth: int, kind: str = "") -> str:
     """A random well-typed expression of `kind` (int, float, string or boolean)."""
     kind = kind or rng.choice(["int", "float", "string", "boolean"])
     if depth <= 0 or rng.random() < 0.2:
-        return rng.choice({"int": ["1", "2", "0", "x", "size(A)", "A[1]", "-4", "toint(\"12\")"],
+        return rng.choice({"int": ["1", "2", "0", "x", "size(A)", "A[1]", "-4", "toint(\"12\")", "s.a"],
                            "float": ["3.5", "y", "0.0", "-2.5e3", "itof(x)"],
-                           "string": ['"a"', "s", '""', "fromint(x)"],
+                           "string": ['"a"', "t", '""', "fromint(x)"],
                            "boolean": ["true", "false", "b"]}[kind])
     sub = lambda k="": _expression(rng, depth - 1, k or kind)  # noqa: E731
     if kind == "int":
@@ -94,9 +94,13 @@ def _expression(rng: random.Random, depth: int, kind: str = "") -> str:
 
 
 def _statement(rng: random.Random, depth: int) -> str:
-    kind = rng.randrange(6) if depth > 0 else 0
+    kind = rng.randrange(7) if depth > 0 else rng.choice((0, 6))
     if kind == 0:
         return f"trace({_expression(rng, 3)}, {_expression(rng, 2)});"
+    if kind == 6:
+        # Copies of a struct one field of which is never written (§13), whole and into an element.
+        return (f"{{ S c = s; S E[]; E[{_expression(rng, 1, 'int')}] = c; "
+                f"foreach e in E {{ trace(e.a, size(e.c), {_expression(rng, 2)}); }} }}")
     body = _statement(rng, depth - 1)
     if kind == 1:
         return f"if ({_expression(rng, 2, 'boolean')}) {{ {body} }} else {{ {_statement(rng, depth - 1)} }}"
@@ -110,7 +114,8 @@ def _statement(rng: random.Random, depth: int) -> str:
 
 
 def _generated(rng: random.Random) -> str:
-    prelude = 'int x = 4; float y = 1.5; string s = "t"; boolean b = x > 2; int A[] = [7, 8];\n'
+    prelude = ('int x = 4; float y = 1.5; string t = "t"; boolean b = x > 2; int A[] = [7, 8];\n'
+               'type S { int a; int b; int c[]; } S s; s.a = x; s.c[0] = 1;\n')
     return prelude + "\n".join(_statement(rng, rng.randint(0, 5)) for _ in range(rng.randint(1, 4))) + "\n"
 
 
