@@ -20,6 +20,7 @@ from engine.errors import CompileError, CompileErrors
 from engine.lang import ast
 from engine.lang.check_decls import DeclChecker
 from engine.lang.scopes import AssignmentSites, BranchPath, Scope
+from engine.lang.struct_fields import FieldPath, FieldSites, field_read, target_path
 from engine.lang.symbols import FuncSym, LibraryFunction, VarSym
 from engine.lang.types import (
     BOOLEAN, FILE, INT, KEY_TYPES, STRING, URL, VOID, ArrayType, StructType, Type, base_of,
@@ -70,7 +71,8 @@ class Checker(DeclChecker):
         self.write_guards: dict[VarSym, list[frozenset[int]]] = {}
         self.guard_reads: list[tuple[ast.Stmt, ast.Expr, set[VarSym]]] = []
         self.all_syms: list[VarSym] = []
-        self.elem_depth: dict[int, int] = {}
+        self.elem_depth: dict[tuple[int, FieldPath], int] = {}  # keys an array is written at, by variable and fields
+        self.field_sites = FieldSites()
         self.write_sets: list[set[VarSym]] = [set()]
         self.in_function: Optional[FuncSym] = None
         self.branch_groups = itertools.count(1)  # ids of if/switch statements, whose branches are alternatives
@@ -91,6 +93,12 @@ class Checker(DeclChecker):
 
     def note_read(self, sym: VarSym, node: ast.Node) -> None:
         sym.reads += 1
+
+    def note_field_read(self, e: ast.Field) -> None:
+        """A scalar or file field is read (`p.x`, `p.inner.y`)."""
+        named = field_read(e)
+        if named is not None:
+            self.field_sites.read(*named, e)
 
     def record_write(self, sym: VarSym) -> None:
         sym.writes += 1
@@ -142,6 +150,8 @@ class Checker(DeclChecker):
                 self.error(sym.node, f"variable '{sym.name}' is read but never assigned")
             elif not sym.reads and not sym.writes and sym.node is not None:
                 self.warn(sym.node, f"variable '{sym.name}' is never used")
+        for node, name in self.field_sites.never_written():
+            self.error(node, f"field '{name}' is read but never assigned")
         for func in self.funcs.values():
             if func.kind != "composite":
                 continue
@@ -269,11 +279,14 @@ class Checker(DeclChecker):
     def assign_target(self, target: ast.Expr, value: Optional[ast.Expr],
                       value_type: Optional[Type]) -> Optional[ast.Expr]:
         """Check one `target = value` (value may be an output of a call, given by type)."""
-        root, depth = target, 0
-        while isinstance(root, (ast.Index, ast.Field)):
-            root, depth = root.base, depth + 1
+        shape = target_path(target)
+        root, depth = shape.root, len(shape.fields) + shape.keys
         if not isinstance(root, ast.Name):
             self.error(target, "cannot assign to this expression")
+            return value
+        if shape.of_element:
+            self.error(target, "cannot assign a field of an array element: assign a whole struct"
+                               " to the element")
             return value
         sym = self.scope.lookup(root.id)
         if sym is None:
@@ -297,15 +310,19 @@ class Checker(DeclChecker):
         if target.type is not None:
             value, _ = self._value(value, value_type, target.type, target)
         self.record_write(sym)
-        if isinstance(target, ast.Field) and depth == 1:
-            if not self.sites.add_scalar((id(sym), target.name), self.path) and not self._in_loop_of(sym):
-                self.error(target, f"field '{target.name}' of '{sym.name}' is assigned twice")
+        self.field_sites.write(sym, shape.fields)
+        if not shape.keys:
+            field_name = ".".join(shape.fields)
+            if not self.sites.add_scalar((id(sym), shape.fields), self.path) and not self._in_loop_of(sym):
+                self.error(target, f"field '{field_name}' of '{sym.name}' is assigned twice")
         if not self.sites.add_container(sym, False, self.path):
             self.error(target, f"'{sym.name}' is assigned both as a whole and by element")
-        if isinstance(target, ast.Index):
-            prev = self.elem_depth.setdefault(id(sym), depth)
-            if prev != depth:
-                self.error(target, f"array '{sym.name}' is written at two different index depths")
+        if shape.keys:
+            # The index depth is the array's own: `r.X.A[i]` and `r.C[j][k]` are two arrays (§13).
+            prev = self.elem_depth.setdefault((id(sym), shape.fields), shape.keys)
+            if prev != shape.keys:
+                array = ".".join((sym.name,) + shape.fields)
+                self.error(target, f"array '{array}' is written at two different index depths")
         return value
 
     def _value(self, value: Optional[ast.Expr], value_type: Optional[Type],
@@ -360,6 +377,7 @@ class Checker(DeclChecker):
 
     def _note_whole_assignment(self, sym: VarSym, node: ast.Node) -> None:
         self.record_write(sym)
+        self.field_sites.write(sym, ())
         if not self.sites.add_scalar(id(sym), self.path) and not self._in_loop_of(sym):
             self.error(node, f"'{sym.name}' is assigned more than once")
         if sym.is_container and not self.sites.add_container(sym, True, self.path):

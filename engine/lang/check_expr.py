@@ -73,7 +73,8 @@ def widen(e: ast.Expr) -> ast.Expr:
 
 
 class ExprChecker:
-    """Mixin of `Checker`: expression typing. Needs `error`, `scope`, `funcs`, `library`."""
+    """Mixin of `Checker`: expression typing. Needs `error`, `scope`, `funcs`, `library`,
+    `note_read` and `note_field_read`."""
 
     # ------------------------------------------------------------ coercion
 
@@ -160,6 +161,8 @@ class ExprChecker:
             self.error(e, f"struct {st.name} has no field '{e.name}'")
         else:
             e.type = st.fields[e.name]
+            if not isinstance(base_of(e.type), (ArrayType, StructType)):
+                self.note_field_read(e)
         return e
 
     def expr_UnaryOp(self, e: ast.UnaryOp, expected: Optional[Type]) -> ast.Expr:

@@ -13,6 +13,9 @@ explicit here:
   output types;
 - every statement carries `writes`: the array and struct variables it may write
   (for write reference counting), and every block the `variables` it declares;
+- an assignment target is a variable, then struct fields, then array keys
+  (`r.X.A[i]`), never a field of an array element (§13: an element is assigned
+  a whole struct), so the fields a target names exist as soon as its variable;
 - loops carry their loop variables (`Foreach.value`/`key`; `For.inits` with the
   variable of the enclosing scope each one updates when the loop ends);
 - user functions are `Function`s with their parameters' symbols, and their body

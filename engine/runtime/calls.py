@@ -21,7 +21,9 @@ from engine.lang.types import StructType, base_of
 from engine.runtime.builtins import BUILTINS
 from engine.runtime.builtins.textform import text_form
 from engine.runtime.env import Env
-from engine.runtime.futures import ArrayFuture, Container, Dataflow, FileFuture, Future, StructFuture, UrlFuture
+from engine.runtime.futures import (
+    ArrayFuture, Container, Dataflow, FileFuture, Future, StructFuture, UrlFuture, countdown,
+)
 from engine.runtime.values import ValueOps, new_value, to_python
 from engine.runtime.run import Run, TaskSink
 from engine.task.contract import AppSpec, BuiltinCall, Completion, LeafError, StagingPlan, Task
@@ -236,18 +238,20 @@ class CallRunner:
     # ------------------------------------------------------------ structs
 
     def _construct(self, node: ir.Call, env: Env, outs: list[Any], done: Callback) -> None:
+        """`P(v1, v2, ...)`: each value goes into its field as `s.f = v` would, on its own
+        (a struct is its fields, §13)."""
         struct = outs[0]
         st = base_of(node.output_types[0])
         assert isinstance(st, StructType) and isinstance(struct, StructFuture)
-        handles = [self.ev(a, env) for a in node.args]
-        source = StructFuture()
-        source.fields = dict(zip(st.fields, handles))
-
-        def fill() -> None:
-            self.values.copy_closed_struct(source, struct)
-            struct.decr()
-            done()
-        self.values.when_deep_closed(handles, fill, node)
+        finish = countdown(len(st.fields), done)
+        for (name, field_type), arg in zip(st.fields.items(), node.args):
+            target = struct.fields[name]
+            if isinstance(target, ArrayFuture):
+                target.expect_whole()  # released by `link` once the array is copied
+            elif isinstance(target, StructFuture):
+                target.incr()  # released by `link` once the copy is set up
+            self.values.link(self.ev(arg, env), target, field_type, finish, node)
+        struct.decr()
 
 
 def _deliver_all(values: ValueOps, result: Any, outs: list[Any], types: tuple[Any, ...], fresh: set[str]) -> None:

@@ -19,34 +19,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from engine.errors import SwiftRuntimeError
 from engine.lang import ir
 from engine.lang.symbols import VarSym
-from engine.runtime.builtins.textform import text_form
 from engine.runtime.calls import CallRunner, _when_shallow_closed
 from engine.runtime.env import Env
 from engine.runtime.evaluate import ExprEvaluator
-from engine.runtime.futures import ArrayFuture, Container, StructFuture
+from engine.runtime.futures import ArrayFuture, Container, Future, StructFuture, countdown
 from engine.runtime.loops import ForeachRun, ForRun
 from engine.runtime.run import Run, TaskSink
-from engine.runtime.values import ValueOps, is_container_type, new_value
+from engine.runtime.values import ValueOps, new_value
 
 Callback = Callable[[], None]
-
-
-def countdown(n: int, done: Callback) -> Callback:
-    """A callback that calls `done` on its n-th call (at once if n == 0)."""
-    if n <= 1:
-        if n == 0:
-            done()
-        return done
-    left = [n]
-
-    def one() -> None:
-        left[0] -= 1
-        if left[0] == 0:
-            done()
-    return one
 
 
 def truthy(value: Any) -> bool:
@@ -150,16 +133,18 @@ class Interpreter(ExprEvaluator, CallRunner):
         return [shared[r] if r is not None else None for r in roots]
 
     def _destination(self, target: ir.Expr, env: Env, written: Optional[Callback]) -> Any:
-        """The value a target stands for; element targets are inserted when their key closes."""
+        """The value a target stands for; element targets are inserted when their key closes.
+
+        A target is a variable, then fields, then keys (`r.X.A[i]`): the checker
+        refuses a field of an array element (`A[i].f`), so fields are found at once."""
         if isinstance(target, ir.Var):
             return env.lookup(target.sym)
         if isinstance(target, ir.Field):
             assert written is not None
-            if not _through_fields(target.base):
-                return self._element_field_destination(target, env, written)
-            struct = self._struct_target(target.base, env)
-            dest = struct.fields[target.name]
-            if isinstance(dest, Container):
+            dest = self._by_fields(target.base, env).fields[target.name]
+            if isinstance(dest, ArrayFuture):
+                dest.expect_whole()
+            elif isinstance(dest, StructFuture):
                 dest.incr()
             written()
             return dest
@@ -178,72 +163,32 @@ class Interpreter(ExprEvaluator, CallRunner):
         self._container_target(target.base, env, insert)
         return dest
 
-    def _element_field_destination(self, target: ir.Field, env: Env, written: Callback) -> Any:
-        """`A[k].f = e` (and deeper: `A[i][j].p.f`): a fresh value now, copied into the
-        field once the element struct is found — made by the first field write of an
-        element, once its key closes; it closes with the array."""
-        if is_container_type(target.type):
-            raise SwiftRuntimeError(f"{target.file}:{target.line}: assigning an array or struct"
-                                    " field of an array element is not supported; build the"
-                                    " struct first, or assign the field's elements")
-        dest = new_value(target.type, _target_name(target))
-
-        def with_struct(struct: StructFuture) -> None:
-            self.values.link(dest, struct.fields[target.name], target.type, node=target)
-            written()
-        self._struct_target_later(target.base, env, with_struct)
-        return dest
-
-    def _struct_target(self, expr: ir.Expr, env: Env) -> StructFuture:
-        """The struct a chain of fields from a variable names (`s`, `s.inner`)."""
+    def _by_fields(self, expr: ir.Expr, env: Env) -> Any:
+        """The value a variable and a chain of fields name (`s`, `s.inner`, `r.X.A`)."""
         if isinstance(expr, ir.Var):
             return env.lookup(expr.sym)
         assert isinstance(expr, ir.Field)
-        return self._struct_target(expr.base, env).fields[expr.name]
-
-    def _struct_target_later(self, expr: ir.Expr, env: Env,
-                             callback: Callable[[StructFuture], None]) -> None:
-        """Find the struct `expr` names, creating an array element struct on first use."""
-        if _through_fields(expr):
-            callback(self._struct_target(expr, env))
-        elif isinstance(expr, ir.Field):
-            self._struct_target_later(expr.base, env, lambda s: callback(s.fields[expr.name]))
-        else:
-            assert isinstance(expr, ir.Index)
-            self._element_target(
-                expr, env, lambda: new_value(expr.type, _target_name(expr), owned=False), callback,
-                reusable=lambda element: isinstance(element, StructFuture) and not element.writers)
+        return self._by_fields(expr.base, env).fields[expr.name]
 
     def _container_target(self, expr: ir.Expr, env: Env, callback: Callable[[ArrayFuture], None]) -> None:
         """Find (creating nested arrays on the way) the array an element goes into."""
-        if isinstance(expr, ir.Var):
-            callback(env.lookup(expr.sym))
-        elif isinstance(expr, ir.Field):
-            self._struct_target_later(expr.base, env, lambda s: callback(s.fields[expr.name]))
+        if isinstance(expr, ir.Index):
+            self._element_target(expr, env, callback)
         else:
-            assert isinstance(expr, ir.Index)
-            self._element_target(expr, env, lambda: ArrayFuture(_target_name(expr)), callback)
+            callback(self._by_fields(expr, env))
 
-    def _element_target(self, expr: ir.Index, env: Env, make: Callable[[], Container],
-                        callback: Callable[[Any], None],
-                        reusable: Callable[[Any], bool] = lambda element: True) -> None:
-        """The container element `expr` names, once its key closes: made by `make` and
-        adopted by its array (so it closes with it) on the first write through it,
-        reused by later ones. An element `reusable` refuses was assigned whole."""
+    def _element_target(self, expr: ir.Index, env: Env, callback: Callable[[ArrayFuture], None]) -> None:
+        """The array element `expr` names, once its key closes: made on the first write
+        through it and adopted by its array (so it closes with it), reused by later ones."""
         key = self.ev(expr.key, env)
 
         def in_array(array: ArrayFuture) -> None:
             def now() -> None:
                 element = array.elems.get(key.value)
                 if element is None:
-                    element = make()
+                    element = ArrayFuture(_target_name(expr))
                     array.insert(key.value, element)
                     array.adopt(element)
-                elif not reusable(element):
-                    raise SwiftRuntimeError(
-                        f"{expr.file}:{expr.line}: double assignment: element"
-                        f" [{text_form(key.value)}] of '{array.describe()}' is assigned whole"
-                        " and by fields")
                 callback(element)
             self.flow.when_closed((key,), now, expr)
         self._container_target(expr.base, env, in_array)
@@ -299,7 +244,12 @@ class Interpreter(ExprEvaluator, CallRunner):
                 self.exec_stmt(link_stmt, env, done)
                 self.release(s.writes, env)
             else:
-                self.exec_stmt(link_stmt, env, lambda: self.flow.ready.append(lambda: start(i + 1)))
+                # The next link waits for this one as a statement waits for a value: a link
+                # that never ends (a struct copy whose field never closes) is then a deadlock,
+                # reported as one, while a struct field nothing waits for is not (§13).
+                finished = Future(f"the statement at line {link_stmt.line} to finish")
+                self.exec_stmt(link_stmt, env, lambda: finished.set(None))
+                self.flow.when_closed((finished,), lambda: start(i + 1), links[i + 1])
         start(0)
 
     def exec_Foreach(self, s: ir.Foreach, env: Env, done: Callback) -> None:
@@ -312,13 +262,6 @@ class Interpreter(ExprEvaluator, CallRunner):
         """The name of a mapped file in the run's file layer (refused if it
         escapes a configured store's root)."""
         return self.run.files.user_path(path)
-
-
-def _through_fields(expr: ir.Expr) -> bool:
-    """Does `expr` reach its variable through struct fields only (no array index)?"""
-    while isinstance(expr, ir.Field):
-        expr = expr.base
-    return isinstance(expr, ir.Var)
 
 
 def _target_name(target: ir.Expr) -> str:

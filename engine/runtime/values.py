@@ -7,12 +7,14 @@
 - `ValueOps` does what waits or touches files, for one run (its dataflow and
   file layer): `when_deep_closed`, `resolve` a reference, `deliver` a builtin's
   result, `place_file`, and `link`, which makes one value the copy of another
-  once that one is closed (scalars are set, files shared or copied, containers
-  copied element-wise).
+  once that one is closed (scalars are set, files shared or copied, arrays
+  copied element-wise) — or, for a struct, field by field as each closes
+  (`copy_struct`).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Optional
 
 from engine.errors import SwiftRuntimeError
@@ -132,10 +134,11 @@ class ValueOps:
 
     def link(self, src: Any, dest: Any, t: Type, done: Optional[Callback] = None,
              node: Optional[ir.Node] = None) -> None:
-        """`dest = src`: make `dest` a copy of `src` once it is closed.
+        """`dest = src`: make `dest` a copy of `src` once it is closed (a struct: each
+        field once it is closed, see `copy_struct`).
 
-        A container `dest` loses one write reference when the copy is complete
-        (the assigning statement's)."""
+        A container `dest` loses one write reference (the assigning statement's) once
+        the copy may write it no more: an array when it is copied, a struct at once."""
         if isinstance(dest, Container):
             self.resolve(src, t, lambda container: self._copy_container(container, dest, t, done, node), node)
             return
@@ -156,51 +159,100 @@ class ValueOps:
 
     def _copy_container(self, src: Container, dest: Container, t: Type, done: Optional[Callback],
                         node: Optional[ir.Node]) -> None:
+        if isinstance(src, StructFuture):
+            assert isinstance(dest, StructFuture)
+            self.copy_struct(src, dest, done)
+            return
+
         def copy_array() -> None:
             assert isinstance(src, ArrayFuture) and isinstance(dest, ArrayFuture)
             dest.assign_whole(src.elems)
             dest.decr()
             if done:
                 done()
+        self.flow.when_closed((src,), copy_array, node)
 
-        def copy_struct() -> None:
-            self.copy_closed_struct(src, dest)
-            dest.decr()
-            if done:
-                done()
+    def copy_struct(self, src: StructFuture, dest: StructFuture, done: Optional[Callback] = None) -> None:
+        """`dest = src` for structs (§13): every field of `dest`, at any depth, takes the
+        value of its field in `src` as that one closes, never waiting for the others.
 
-        if isinstance(src, ArrayFuture):
-            self.flow.when_closed((src,), copy_array, node)
-        else:
-            self.when_deep_closed([src], copy_struct, node)
+        A field that never closes is never passed on, and that is no deadlock unless
+        something reads it (`Dataflow.forward`). The assigning statement's write
+        reference on `dest` is released at once: an array field holds one of its own
+        until it is copied. `done` runs once every field has been passed on."""
+        pending = _Pending(done)
+        self._pass_fields(src, dest, pending)
+        dest.decr()
+        pending.one()
 
-    def copy_closed_struct(self, src: Any, dest: Any) -> None:
-        """Copy a deeply closed struct field by field into `dest`'s own fields."""
-        for fname, value in src.fields.items():
-            target = dest.fields[fname]
-            if isinstance(target, ArrayFuture):
-                for k, v in value.elems.items():
-                    target.insert(k, v)
-            elif isinstance(target, StructFuture):
-                self.copy_closed_struct(value, target)
-            elif isinstance(target, FileFuture):
-                self.place_file(value.value, target)
+    def _pass_fields(self, src: StructFuture, dest: StructFuture, pending: "_Pending") -> None:
+        for name, value in src.fields.items():
+            target = dest.fields[name]
+            kind = type(target)
+            if kind is StructFuture:
+                self._pass_fields(value, target, pending)
+            elif kind is ArrayFuture:
+                target.expect_whole()  # so that it does not close with `dest` before it is copied
+                if value.closed:
+                    _pass_array(value, target)
+                else:
+                    pending.left += 1
+                    self.flow.forward(value, functools.partial(self._pass_later, value, target, pending))
+            elif value.closed:
+                self._pass_value(value, target)
             else:
-                target.set(value.value)
+                pending.left += 1
+                self.flow.forward(value, functools.partial(self._pass_later, value, target, pending))
 
+    def _pass_later(self, src: Any, dest: Any, pending: "_Pending") -> None:
+        """Pass on a field that has just closed (what `_pass_fields` forwards)."""
+        if type(dest) is ArrayFuture:
+            _pass_array(src, dest)
+        else:
+            self._pass_value(src, dest)
+        pending.one()
+
+    def _pass_value(self, src: Future, dest: Future) -> None:
+        """A closed scalar or file field into the same field of another struct."""
+        if isinstance(dest, FileFuture):
+            self.place_file(src.value, dest)  # a struct's file fields are never mapped: no wait
+        else:
+            dest.set(src.value)
+
+
+class _Pending:
+    """Counts the fields a struct copy has still to pass on; runs `done` after the last."""
+
+    __slots__ = ("left", "done")
+
+    def __init__(self, done: Optional[Callback]) -> None:
+        self.left = 1  # the copy's own setting up, counted down when it is over
+        self.done = done
+
+    def one(self) -> None:
+        self.left -= 1
+        if self.left == 0 and self.done is not None:
+            self.done()
+
+
+def _pass_array(src: ArrayFuture, dest: ArrayFuture) -> None:
+    """A closed array field into the same field of another struct, which then closes."""
+    dest.assign_whole(src.elems)
+    dest.decr()
 
 
 def _open_parts(obj: Any, out: list[Any]) -> None:
     if type(obj) is Future and isinstance(obj.value, Container):
         obj = obj.value
+    if type(obj) is StructFuture:  # closed when its fields are (§13): wait for them, not for it
+        for elem in obj.fields.values():
+            _open_parts(elem, out)
+        return
     if not obj.closed:
         out.append(obj)
         return
     if isinstance(obj, ArrayFuture):
         for elem in obj.elems.values():
-            _open_parts(elem, out)
-    elif isinstance(obj, StructFuture):
-        for elem in obj.fields.values():
             _open_parts(elem, out)
 
 

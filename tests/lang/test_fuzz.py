@@ -76,9 +76,9 @@ def _expression(rng: random.Random, depth: int, kind: str = "") -> str:
     """A random well-typed expression of `kind` (int, float, string or boolean)."""
     kind = kind or rng.choice(["int", "float", "string", "boolean"])
     if depth <= 0 or rng.random() < 0.2:
-        return rng.choice({"int": ["1", "2", "0", "x", "size(A)", "A[1]", "-4", "toint(\"12\")", "z"],
+        return rng.choice({"int": ["1", "2", "0", "x", "size(A)", "A[1]", "-4", "toint(\"12\")", "s.a", "z"],
                            "float": ["3.5", "y", "0.0", "-2.5e3", "itof(x)"],
-                           "string": ['"a"', "s", '""', "fromint(x)", "repr(A)", "repr(N)"],
+                           "string": ['"a"', "t", '""', "fromint(x)", "repr(A)", "repr(N)"],
                            "boolean": ["true", "false", "b", "exists(A, 1)"]}[kind])
     sub = lambda k="": _expression(rng, depth - 1, k or kind)  # noqa: E731
     if kind == "int":
@@ -96,15 +96,19 @@ def _expression(rng: random.Random, depth: int, kind: str = "") -> str:
 
 
 def _statement(rng: random.Random, depth: int) -> str:
-    kind = rng.randrange(8) if depth > 0 else 0
+    kind = rng.randrange(9) if depth > 0 else rng.choice((0, 6))
     if kind == 0:
         return f"trace({_expression(rng, 3)}, {_expression(rng, 2)});"
+    if kind == 6:
+        # Copies of a struct one field of which is never written (§13), whole and into an element.
+        return (f"{{ S c = s; S E[]; E[{_expression(rng, 1, 'int')}] = c; "
+                f"foreach e in E {{ trace(e.a, size(e.c), {_expression(rng, 2)}); }} }}")
     body = _statement(rng, depth - 1)
-    if kind == 6:  # chaining on a variable (§13)
+    if kind == 7:  # chaining on a variable (§13)
         name = f"w{rng.randrange(10**6)}"
         return f"void {name} = trace({_expression(rng, 2)}); {name} => {{ {body} }}"
-    if kind == 7:  # loop annotations (§13)
-        annotations = rng.choice(["@waiton=x @waiton=y", "@waitonall", "@waitonall @nosplit", "@waiton=s"])
+    if kind == 8:  # loop annotations (§13)
+        annotations = rng.choice(["@waiton=x @waiton=y", "@waitonall", "@waitonall @nosplit", "@waiton=t"])
         return f"{annotations} foreach v{depth} in [0:{rng.randint(0, 3)}] {{ {body} }}"
     if kind == 1:
         return f"if ({_expression(rng, 2, 'boolean')}) {{ {body} }} else {{ {_statement(rng, depth - 1)} }}"
@@ -118,8 +122,11 @@ def _statement(rng: random.Random, depth: int) -> str:
 
 
 def _generated(rng: random.Random) -> str:
-    prelude = ('type superint int; int x = 4; float y = 1.5; string s = "t"; boolean b = x > 2; int A[] = [7, 8];'
-               ' superint z = superint(3); int N[][] = [[], [1, 2]];\n')
+    prelude = ('type superint int; int x = 4; float y = 1.5; string t = "t"; boolean b = x > 2; int A[] = [7, 8];'
+               ' superint z = superint(3); int N[][] = [[], [1, 2]];
+'
+               'type S { int a; int b; int c[]; } S s; s.a = x; s.c[0] = 1;
+')
     return prelude + "\n".join(_statement(rng, rng.randint(0, 5)) for _ in range(rng.randint(1, 4))) + "\n"
 
 
