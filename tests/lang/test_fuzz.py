@@ -123,10 +123,8 @@ def _statement(rng: random.Random, depth: int) -> str:
 
 def _generated(rng: random.Random) -> str:
     prelude = ('type superint int; int x = 4; float y = 1.5; string t = "t"; boolean b = x > 2; int A[] = [7, 8];'
-               ' superint z = superint(3); int N[][] = [[], [1, 2]];
-'
-               'type S { int a; int b; int c[]; } S s; s.a = x; s.c[0] = 1;
-')
+               ' superint z = superint(3); int N[][] = [[], [1, 2]];\n'
+               'type S { int a; int b; int c[]; } S s; s.a = x; s.c[0] = 1;\n')
     return prelude + "\n".join(_statement(rng, rng.randint(0, 5)) for _ in range(rng.randint(1, 4))) + "\n"
 
 
