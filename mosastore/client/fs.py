@@ -70,6 +70,9 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         self._readahead = readahead
         self._links = links or LinkEmulator(0)
         self._pending: dict[int, PendingFile] = {}
+        # Inodes whose new version is being filled with their current bytes: a second open
+        # for writing waits for it rather than starting another (see `_open_for_write`).
+        self._opening: dict[int, trio.Lock] = {}
         self._overlay: dict[tuple[int, str], int] = {}
         self._handles: dict[int, Handle] = {}
         self._next_handle = 1
@@ -156,8 +159,7 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
                 try:
                     await self._commit(temporary)
                 finally:
-                    temporary.close()
-                    del self._pending[inode]
+                    self._drop_if_unused(temporary)
             else:
                 pending.truncate(attr.st_size)
         if changes:
@@ -295,13 +297,10 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         tgid = thread_group(ctx.pid)
         node = caller_node(tgid, self.node)
         writable = flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR)
-        pending = self._pending.get(inode)
         if writable:
-            if pending is None:
-                pending = await self._open_for_write(inode, node, truncate=bool(flags & os.O_TRUNC))
-            elif flags & os.O_TRUNC:
-                pending.truncate(0)
+            pending = await self._open_for_write(inode, node, truncate=bool(flags & os.O_TRUNC))
             return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=True)))
+        pending = self._pending.get(inode)
         if pending is not None:
             return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=False)))
         opened = (await self.context.call("open", ino=inode))[0]["file"]
@@ -312,19 +311,42 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         return pyfuse3.FileInfo(fh=fh, keep_cache=keep, direct_io=self._links.enabled)
 
     async def _open_for_write(self, inode: int, node: str, truncate: bool) -> PendingFile:
-        """Start a new version of a committed file, holding its current bytes unless truncated."""
+        """The file being written here (emptied if `truncate`), or a new version of the
+        committed file, holding its current bytes unless truncated.
+
+        A new version is registered only once it holds those bytes: a handler that found it
+        half filled could read it, or release it and close its spool while it is still being
+        filled (the spool's descriptor number then went to a socket: EBADF, ESPIPE)."""
+        lock = self._opening.setdefault(inode, trio.Lock())
+        try:
+            async with lock:
+                pending = self._pending.get(inode)
+                if pending is None:
+                    pending = await self._new_version(inode, node, truncate)
+                    self._pending[inode] = pending
+                elif truncate:
+                    pending.truncate(0)
+                return pending
+        finally:
+            if not lock.locked():
+                self._opening.pop(inode, None)
+
+    async def _new_version(self, inode: int, node: str, truncate: bool) -> PendingFile:
         opened = (await self.context.call("open", ino=inode))[0]["file"]
         plan = (await self.context.call("plan", start=inode, writer=node))[0]["plan"]
         attrs = {key: opened[key] for key in ("mode", "uid", "gid", "mtime_ns")}
         pending = PendingFile(self.context, inode, opened["parent"], "", attrs, node, Plan.from_json(plan),
                               opened["chunk_size"] or self.chunk_size, opened["xattrs"], committed=True)
-        self._pending[inode] = pending
         if truncate:
             pending.truncate(0)
             return pending
-        reader = ChunkReader(self.context, opened, node)
-        for offset in range(0, opened["size"], pending.chunk_size):
-            await pending.write(offset, await reader.read(offset, pending.chunk_size))
+        try:
+            reader = ChunkReader(self.context, opened, node)
+            for offset in range(0, opened["size"], pending.chunk_size):
+                await pending.write(offset, await reader.read(offset, pending.chunk_size))
+        except BaseException:
+            pending.close()
+            raise
         pending.changed = False
         return pending
 
@@ -387,15 +409,18 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         except OSError as error:
             log.error("inode %d could not be committed at release: %s", pending.ino, error)
         finally:
-            # An open() while the commit above was awaited took the file up again: it stays,
-            # spool and all, for that handle (closing the spool under it would hand its
-            # descriptor number to the next file or socket opened here).
-            if pending.opens == 0:
-                pending.close()
-                if self._pending.get(pending.ino) is pending:
-                    del self._pending[pending.ino]
-                if self._overlay.get((pending.parent, pending.name)) == pending.ino:
-                    del self._overlay[(pending.parent, pending.name)]
+            self._drop_if_unused(pending)
+
+    def _drop_if_unused(self, pending: PendingFile) -> None:
+        """Forget a file no handle holds. One that an open() took up again while a commit
+        was awaited stays, spool and all, for that handle (closing the spool under it would
+        hand its descriptor number to the next file or socket opened here)."""
+        if pending.opens == 0:
+            pending.close()
+            if self._pending.get(pending.ino) is pending:
+                del self._pending[pending.ino]
+            if self._overlay.get((pending.parent, pending.name)) == pending.ino:
+                del self._overlay[(pending.parent, pending.name)]
 
     async def access(self, inode: int, mode: int, ctx: pyfuse3.RequestContext) -> bool:
         return True  # the kernel checks permissions itself (default_permissions)

@@ -25,6 +25,8 @@ def translated(handler: Callable[..., Awaitable[Result]]) -> Callable[..., Await
         except pyfuse3.FUSEError:
             raise
         except OSError as error:
+            if error.errno in (errno.EBADF, errno.ESPIPE):  # our own descriptor went wrong: a bug
+                log.exception("descriptor error in %s (please report)", handler.__name__)
             raise pyfuse3.FUSEError(error.errno or errno.EIO) from None
         except Exception:  # noqa: BLE001 - the file system must keep serving
             log.exception("internal error in %s", handler.__name__)

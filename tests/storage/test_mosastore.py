@@ -133,6 +133,44 @@ def test_random_writes_truncation_and_rewrites(store: ServiceRecord) -> None:
     assert path.read_bytes() == bytes(data[:MB + 7]) + bytes(MB - 7) + b"end"
 
 
+def test_appends_while_the_same_file_is_read_lose_nothing(store: ServiceRecord) -> None:
+    """Each append (an open for writing without truncation) first fills a new version with
+    the file's current chunks; readers opening the file meanwhile must neither see that half
+    filled version nor close it under the writer (they once did: EBADF, ESPIPE)."""
+    path = mount_of(store) / unique_name("append")
+    base = os.urandom(6 * MB + 17)
+    path.write_bytes(base)
+    lines = [f"line {i}\n".encode() for i in range(30)]
+    failures: list[BaseException] = []
+    seen: set[int] = set()
+    stop = threading.Event()
+
+    def read_while_appending() -> None:
+        try:
+            while not stop.is_set():
+                data = path.read_bytes()
+                appended = data[len(base):]
+                assert data[:len(base)] == base and b"".join(lines).startswith(appended), len(data)
+                seen.add(len(appended))
+        except BaseException as error:  # noqa: BLE001 - reported by the test below
+            failures.append(error)
+
+    readers = [threading.Thread(target=read_while_appending) for _ in range(2)]
+    for reader in readers:
+        reader.start()
+    try:
+        for line in lines:
+            with open(path, "ab") as handle:
+                handle.write(line)
+    finally:
+        stop.set()
+        for reader in readers:
+            reader.join()
+    assert not failures, failures
+    assert path.read_bytes() == base + b"".join(lines)
+    assert len(seen) > 1  # the readers did read while the file grew
+
+
 def test_a_file_closed_on_one_node_is_whole_on_another(store: ServiceRecord, tmp_path: Path) -> None:
     """Two clients (two mounts) of one store: close-to-open consistency between them."""
     other = deploy.mount(str(tmp_path / "mnt2"), store.info["manager"],
