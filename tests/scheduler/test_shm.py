@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.scheduler import shm
+from hostkit import shm
 
 HOLD = """
 import mmap, sys
