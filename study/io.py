@@ -334,6 +334,8 @@ def draw(report: dict[str, Any], out_dir: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Bring up a cluster of its own, run the I/O part on it, take the cluster down."""
+    register_mosastore()  # the stores are opened by name, mosastore's too
+    known = study_stores()
     parser = argparse.ArgumentParser(prog="python -m study.io", description=__doc__.split("\n\n")[0])
     parser.add_argument("--state-dir", default="/tmp/study-io/state", help="the cluster's own state directory "
                         "(default /tmp/study-io/state)")
@@ -342,15 +344,13 @@ def main(argv: list[str] | None = None) -> int:
                         f"(default {MAX_NODES}; all in the home region)")
     parser.add_argument("--nodes", type=int, default=0, metavar="N", help="nodes measured at once (default: "
                         "min(8, home-region nodes))")
-    register_mosastore()  # the stores are opened by name, mosastore's too
-    stores = study_stores()
-    parser.add_argument("--stores", default=",".join(stores), help=f"default {','.join(stores)}")
+    parser.add_argument("--stores", default=",".join(known), help=f"default {','.join(known)}")
     parser.add_argument("--sizes", metavar="MB[,MB]", help="file sizes in MB (default 1,10,20)")
     parser.add_argument("--repeats", type=int, help="repeats per size (default 3)")
     parser.add_argument("--full", action="store_true", help="the study's real sizes: 1,10,100,500,1000 MB, 5 repeats")
     parser.add_argument("--verify", action="store_true", help="check on every node that what was read is the source")
     args = parser.parse_args(argv)
-    known, stores = stores, [name for name in args.stores.split(",") if name]
+    stores = [name for name in args.stores.split(",") if name]
     unknown = [name for name in stores if name not in known]
     try:
         base = IoOptions.full() if args.full else IoOptions.small()

@@ -288,9 +288,9 @@ def main(argv: list[str] | None = None) -> int:
             options = replace(options, hours=args.hours or options.hours,
                               node_counts=_counts(args.nodes) if args.nodes else options.node_counts,
                               durations=args.durations, record_hours=args.record_hours)
-            stores = [name for name in args.stores.split(",") if name]
-            if not stores or set(stores) - set(study_stores()):
-                raise UsageError(f"--stores: choose from {', '.join(study_stores())}")
+            stores, known = [name for name in args.stores.split(",") if name], study_stores()
+            if not stores or set(stores) - set(known):
+                raise UsageError(f"--stores: choose from {', '.join(known)}")
             if options.hours < 1 or options.record_hours < 0:
                 raise UsageError("--hours must be at least 1 and --record-hours not negative")
             if os.geteuid() != 0:
