@@ -15,12 +15,11 @@ import sys
 from collections.abc import Mapping
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENTRY = "swiftcloud"  # the roof's __main__; see docs/architecture.md
 
 
 def swiftcloud_command(*words: str) -> list[str]:
     """The argv that runs `swiftcloud WORDS` in a new process (give it `importable(...)`)."""
-    return [sys.executable, "-m", ENTRY, *words]
+    return [sys.executable, "-m", "swiftcloud", *words]  # the roof's __main__ (docs/architecture.md)
 
 
 def importable(env: Mapping[str, str]) -> dict[str, str]:
