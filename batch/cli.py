@@ -8,7 +8,7 @@ import shutil
 import sys
 from datetime import timedelta
 
-from engine.errors import EXIT_OK, EXIT_RUNTIME, UsageError
+from hostkit.errors import EXIT_OK, EXIT_RUNTIME
 
 SUBMIT_DESCRIPTION = """\
 Submit a run to a batch system through PSI/J: the engine and N-1 worker ranks start under the
@@ -76,19 +76,15 @@ def _say(text: str) -> None:
 
 
 def run_submit(args: argparse.Namespace) -> int:
-    from batch import profiles
-    from batch import submit as batch_submit
-    from engine.lang.compile import compile as compile_program
+    from batch import profiles, submit as batch_submit
     from engine.observe.runlog import next_run_dir
-    from engine.runtime.builtins import BUILTINS, CONSTANTS
+    from engine.script import compile_script
 
     config, state_dir = _config_and_state(args.config)
     settings = profiles.resolve(config, args.profile, {
         "executor": args.executor, "processes": args.processes, "time": args.time, "queue": args.queue,
         "account": args.account, "storage": args.storage, "stage_in": args.stage_in or None})
-    if not os.path.isfile(args.script):
-        raise UsageError(f"no such script: {args.script}")
-    compile_program(args.script, BUILTINS, CONSTANTS, args.include)  # compile errors: nothing is submitted
+    compile_script(args.script, args.include)  # a missing script or a compile error: nothing is submitted
     if settings.executor == "slurm" and batch_submit.use_trial_slurm(state_dir):
         _say("using the trial Slurm of 'swiftcloud services start slurm'")
     run_dir = os.path.abspath(next_run_dir())
@@ -116,8 +112,7 @@ def run_submit(args: argparse.Namespace) -> int:
 
 
 def run_jobs(args: argparse.Namespace) -> int:
-    from batch import jobs as job_records
-    from batch import submit as batch_submit
+    from batch import jobs as job_records, submit as batch_submit
     from batch.profiles import DEFAULT_POLL_S
 
     _, state_dir = _config_and_state(args.config)
@@ -143,8 +138,7 @@ def run_jobs(args: argparse.Namespace) -> int:
 def run_cancel(args: argparse.Namespace) -> int:
     from psij import JobState
 
-    from batch import jobs as job_records
-    from batch import submit as batch_submit
+    from batch import jobs as job_records, submit as batch_submit
     from batch.profiles import DEFAULT_POLL_S
 
     _, state_dir = _config_and_state(args.config)

@@ -40,11 +40,12 @@ from typing import Any
 from batch.node_roles import ROLES
 from batch.store_node import READY_FILE, STOP_FILE
 from engine.errors import SwiftError
-from engine.scheduler import shm
+from hostkit import shm
+from hostkit.errors import StorageError
+from hostkit.program import importable, swiftcloud_command
+from mosastore.plugin import register as register_mosastore
 from storage_adapters.config import find_config
-from storage_adapters.errors import StorageError
 
-ROOT = Path(__file__).resolve().parents[1]
 READY_TIMEOUT_S = 300.0
 STOP_TIMEOUT_S = 60.0
 ENGINE_AREA = "_swiftcloud"
@@ -85,18 +86,17 @@ class Driver:
 
     # ----- launching steps -----
 
-    def _launch(self, ranks: list[str], program: list[str], **options: Any) -> subprocess.Popen[bytes]:
-        """`program` as a step of the job (`ranks`: srun's options) or, under -m local, as a child."""
+    def _launch(self, ranks: list[str], argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
+        """`argv` as a step of the job (`ranks`: srun's options) or, under -m local, as a child."""
         prefix = ["srun", "--overlap", *ranks] if self.args.executor == "slurm" else []
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-        return subprocess.Popen([*prefix, sys.executable, *program], env=env, stdin=subprocess.DEVNULL, **options)
+        return subprocess.Popen([*prefix, *argv], env=importable(os.environ), stdin=subprocess.DEVNULL, **options)
 
     def start_store(self) -> dict[str, Any]:
         """Start the store on every node; its `[storage.NAME]` table once it is mounted everywhere."""
         os.makedirs(self.shared, mode=0o700, exist_ok=True)
         ROLES[self.args.backend].prepare(self.shared)
         nodes = os.environ.get("SLURM_JOB_NUM_NODES") or os.environ.get("SLURM_NNODES") or "1"
-        program = ["-m", "batch.store_node", self.args.backend, "--node-dir", self.node_dir,
+        program = [sys.executable, "-m", "batch.store_node", self.args.backend, "--node-dir", self.node_dir,
                    "--shared-dir", self.shared] + (["--mpi"] if self.args.executor == "slurm" else [])
         log = os.path.join(self.shared, "step.log")
         with open(log, "ab") as output:
@@ -138,8 +138,8 @@ class Driver:
         else:
             engine, ranks = ["run", "-n", str(self.args.processes)], []
         os.environ["SWIFTCLOUD_NODE_FROM_HOST"] = "1"  # workers are named as the store names its nodes
-        self.run = self._launch(ranks, ["-m", "engine.cli", *engine, "--config", config,
-                                        "--storage", self.args.backend, *self.args.run_args])
+        self.run = self._launch(ranks, swiftcloud_command(*engine, "--config", config,
+                                                          "--storage", self.args.backend, *self.args.run_args))
         return self.run.wait()
 
     # ----- files in and out -----
@@ -216,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_args", nargs=argparse.REMAINDER, help="after --: the run's --run-dir, script, args")
     args = parser.parse_args(argv)
     args.run_args = args.run_args[1:] if args.run_args[:1] == ["--"] else args.run_args
+    register_mosastore()  # the job's store is opened by its backend's name, mosastore's too
 
     driver = Driver(args)
     signal.signal(signal.SIGTERM, driver.on_signal)

@@ -13,11 +13,12 @@ import os
 import subprocess
 from typing import Any, ClassVar
 
+from hostkit.mounts import detach, unmount
+from hostkit.ports import free_port
+from hostkit.processes import Process, started
 from mosastore.deploy import FSTYPE as MOSASTORE_FSTYPE
 from storage_adapters.chirp.service import FSTYPE as CHIRP_FSTYPE
-from storage_adapters.fuse.mounting import Process, detach, started, unmount
 from storage_adapters.hdfs.service import FSTYPE as HDFS_FSTYPE
-from storage_adapters.services.common import free_port
 
 MOUNT_DIR = "mnt"
 STOP_S, HURRIED_STOP_S = 10.0, 1.0
@@ -164,8 +165,8 @@ class HdfsRole(NodeRole):
         return str(head["namenode"])
 
     def start_head(self, address: str) -> dict[str, Any]:
+        from hostkit.processes import spawn, wait_until
         from storage_adapters.hdfs import service as hdfs
-        from storage_adapters.services.common import spawn, wait_until
 
         directory = os.path.join(self.node_dir, "namenode")
         rpc_port, http_port = free_port(address), free_port(address)
@@ -181,8 +182,8 @@ class HdfsRole(NodeRole):
                 "common": common}
 
     def start_node(self, head: dict[str, Any], address: str, node: str) -> None:
+        from hostkit.processes import spawn
         from storage_adapters.hdfs import service as hdfs
-        from storage_adapters.services.common import spawn
 
         port = free_port(address)
         argv = hdfs.datanode_command(os.path.join(self.node_dir, "datanode"), node, address,
@@ -192,8 +193,8 @@ class HdfsRole(NodeRole):
         self.started.append(started("datanode", process, log, port, node))
 
     def check_head(self, head: dict[str, Any], nodes: list[str]) -> None:
+        from hostkit.processes import wait_until
         from storage_adapters.hdfs import service as hdfs
-        from storage_adapters.services.common import wait_until
 
         host, http_port = head["http"].rsplit(":", 1)
         wait_until(lambda: hdfs.ready(int(http_port), len(nodes), host), self.namenode,
@@ -226,8 +227,9 @@ class ChirpRole(NodeRole):
         return str(head["server"])
 
     def start_head(self, address: str) -> dict[str, Any]:
+        from hostkit.ports import port_open
+        from hostkit.processes import spawn, wait_until
         from storage_adapters.chirp import service as chirp
-        from storage_adapters.services.common import port_open, spawn, wait_until
 
         port = free_port(address)
         argv, log = chirp.server_argv(self.node_dir, "node0", chirp.default_subjects(), address, port)
@@ -240,7 +242,7 @@ class ChirpRole(NodeRole):
         """No daemon of its own: every node mounts the head's server."""
 
     def check_head(self, head: dict[str, Any], nodes: list[str]) -> None:
-        from storage_adapters.errors import ServiceError
+        from hostkit.errors import ServiceError
 
         if len(nodes) > 1:
             raise ServiceError(f"a job with --storage chirp must run on one node, not {len(nodes)}: Chirp's unix "

@@ -43,19 +43,10 @@ import time
 from typing import Any
 
 from cluster import netns
-from engine.scheduler import shm
-from storage_adapters.errors import MissingDependencyError, ServiceError
-from storage_adapters.services.common import (
-    ServiceRecord,
-    forget_record,
-    log_tail,
-    record_process,
-    running_record,
-    save_record,
-    service_dir,
-    spawn,
-    wait_until,
-)
+from hostkit import shm
+from hostkit.errors import MissingDependencyError, ServiceError
+from hostkit.processes import log_tail, spawn, wait_until
+from hostkit.records import ServiceRecord, forget_record, record_process, running_record, save_record, service_dir
 
 NAME = "slurm"
 ADDRESS = "127.0.0.2"

@@ -29,9 +29,9 @@ from typing import Any
 from batch.jobs import JobRecord, jobs_dir, save
 from batch.profiles import SubmitSettings
 from engine.errors import SwiftError, UsageError
+from hostkit.program import importable, swiftcloud_command
 from storage_adapters.config import find_config
 
-ROOT = Path(__file__).resolve().parents[1]
 LAUNCHERS = {"slurm": "srun", "pbs": "mpirun", "lsf": "mpirun", "cobalt": "mpirun", "flux": "mpirun",
              "local": "single"}
 
@@ -89,10 +89,9 @@ def job_spec(settings: SubmitSettings, script: str, script_args: list[str], run_
         launcher = "single"
     else:
         storage = ["--storage", settings.storage] if settings.storage else []
-        arguments = ["-m", "engine.cli", *_run_command(settings), *storage, *run]
+        arguments = swiftcloud_command(*_run_command(settings), *storage, *run)[1:]
     processes = 1 if settings.executor == "local" else settings.processes
-    environment = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-                   **settings.environment}
+    environment = {"PYTHONPATH": importable(os.environ)["PYTHONPATH"], **settings.environment}
     if settings.executor == "slurm":
         environment["SLURM_MPI_TYPE"] = "pmi2"
     return JobSpec(

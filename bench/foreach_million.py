@@ -18,6 +18,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from hostkit.program import swiftcloud_command  # noqa: E402
 
 
 def run_script(text: str, workdir: str) -> tuple[float, float]:
@@ -27,7 +30,7 @@ def run_script(text: str, workdir: str) -> tuple[float, float]:
         f.write(text)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "engine.cli", "run", "--run-dir", os.path.join(workdir, "run"), path],
+    subprocess.run(swiftcloud_command("run", "--run-dir", os.path.join(workdir, "run"), path),
                    check=True, cwd=workdir, env={**os.environ, "PYTHONPATH": ROOT}, stdout=subprocess.DEVNULL)
     elapsed = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

@@ -41,10 +41,15 @@ from contextlib import contextmanager
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from mosastore.plugin import register as register_mosastore  # noqa: E402
 from storage_adapters import open_storage  # noqa: E402
 from storage_adapters.base import StorageAdapter  # noqa: E402
 from storage_adapters.chirp import service as chirp_service  # noqa: E402
 from storage_adapters.services import start_service, stop_service  # noqa: E402
+
+# Stores are opened and services started by name, mosastore's too, here and in the workers
+# this script spawns (which import it afresh).
+register_mosastore()
 
 MB = 1024 * 1024
 PATTERNS = ("read", "write", "read_after_write")

@@ -34,6 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from hostkit.program import swiftcloud_command  # noqa: E402
 from storage_adapters import open_storage  # noqa: E402
 from storage_adapters.services import minio, start_service, stop_service  # noqa: E402
 
@@ -81,9 +82,9 @@ def run_once(style: str, config: Path, work: Path, tasks: int, workers: int, env
     work.mkdir()
     (work / "w.swift").write_text(SCRIPT)
     began = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "engine.cli", "run", "-n", str(workers + 1),
-                             "--transport", "local", "--config", str(config), "--storage", style,
-                             "--run-dir", "run", "w.swift", f"--tasks={tasks}"],
+    result = subprocess.run(swiftcloud_command("run", "-n", str(workers + 1),
+                                               "--transport", "local", "--config", str(config), "--storage", style,
+                                               "--run-dir", "run", "w.swift", f"--tasks={tasks}"),
                             cwd=work, env=env, capture_output=True, text=True, timeout=3600,
                             stdin=subprocess.DEVNULL)
     wall = time.perf_counter() - began

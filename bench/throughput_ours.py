@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from hostkit.program import swiftcloud_command  # noqa: E402
 
 PYTHON_NOOP = """\
 import python;
@@ -90,8 +93,8 @@ def run_script(text: str, workdir: Path, processes: int, transport: str,
     script.write_text(text)
     run_dir = workdir / f"run-{time.monotonic_ns()}"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFT_TMP": str(workdir)}
-    command = [sys.executable, "-m", "engine.cli", "run", "-n", str(processes),
-               "--transport", transport, "--run-dir", str(run_dir), script.name, *args]
+    command = swiftcloud_command("run", "-n", str(processes), "--transport", transport, "--run-dir", str(run_dir),
+                                 script.name, *args)
     started = time.perf_counter()
     result = subprocess.run(command, cwd=workdir, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, timeout=timeout,

@@ -7,7 +7,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from engine.errors import EXIT_OK, EXIT_RUNTIME, UsageError
+from engine.errors import UsageError
+from hostkit.errors import EXIT_OK, EXIT_RUNTIME
 
 if TYPE_CHECKING:
     from cluster.state import ClusterState
@@ -53,6 +54,21 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run_cluster)
 
 
+def add_run_option(run: argparse.ArgumentParser) -> None:
+    """Add `--cluster` to the engine's `run`: its launcher runs the job over the cluster's nodes."""
+    run.add_argument("--cluster", dest="host_launcher", action="store_const", const=launch_on_cluster,
+                     help="run the engine and the workers on the nodes of the emulated cluster that"
+                          " 'swiftcloud cluster up' started, under MPI across its network (and with its"
+                          " stores for --storage); see docs/cluster.md")
+
+
+def launch_on_cluster(args: argparse.Namespace, transport: str) -> int:
+    """`run --cluster`'s launcher (an `engine.scheduler.launch.HostLauncher`)."""
+    from cluster.launch import run_on_cluster  # deferred: a run without --cluster never loads the cluster
+
+    return run_on_cluster(state_dir(None), args, transport)
+
+
 def state_dir(given: str | None) -> str:
     from storage_adapters.config import read_config, state_dir_from
 
@@ -71,9 +87,10 @@ def run_cluster(args: argparse.Namespace) -> int:
 
     if args.action == "up":
         from cluster.regions import DEFAULT_REGIONS, load
+        from cluster.stores import with_daemons
 
         regions = load(args.regions) if args.regions else DEFAULT_REGIONS
-        stores = tuple(name for name in args.storage.split(",") if name and name != "local")
+        stores = with_daemons(name for name in args.storage.split(",") if name)
         cluster = lifecycle.up(directory, args.nodes, regions, stores, say)
         _print_status(cluster)
         return EXIT_OK

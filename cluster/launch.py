@@ -11,18 +11,45 @@ from a hostfile and ssh as the launcher, is how a real cluster runs (docs/cluste
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
 from cluster import lifecycle, node_exec, stores
 from cluster.nodes import SHARED_SCRATCH, on_node
 from cluster.state import ClusterState, cluster_dir, load
-from storage_adapters.errors import ServiceError
+from engine.errors import UsageError
+from engine.scheduler import supervise
+from engine.scheduler.launch import INSTALL_HINT, child_environment, mpi_installed, venv_mpiexec, worker_rank_command
+from hostkit.errors import ServiceError
+from hostkit.program import swiftcloud_command
 
 NODE_FROM_HOST = "SWIFTCLOUD_NODE_FROM_HOST"  # read by the worker ranks (engine.scheduler.mpi)
 # All nodes share one kernel, so UCX would pick shared memory between ranks on
 # "different hosts"; TCP over each node's eth0 is what crosses the emulated network.
 NETWORK_ONLY = {"UCX_TLS": "tcp,self", "UCX_NET_DEVICES": "eth0"}
+
+
+def run_on_cluster(state_dir: str, args: argparse.Namespace, transport: str) -> int:
+    """Run `swiftcloud run --cluster ...` as a job over the nodes of the cluster that is up under
+    `state_dir`, supervised as the engine supervises its own mpiexec; the job's exit status."""
+    if transport == "local":
+        raise UsageError("--cluster runs workers on the cluster's nodes under MPI: leave out --transport local")
+    if not mpi_installed():
+        raise UsageError(f"--cluster needs mpi4py and the mpich wheel; {INSTALL_HINT}")
+    cluster = find(state_dir)
+    if args.processes is None:
+        args.processes = len(cluster.nodes) + 1
+    if args.processes < 2:
+        raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
+    words = sys.argv[1:]
+    if words[:1] != ["run"]:
+        raise UsageError("cannot repeat this command line on the cluster")
+    mpiexec = venv_mpiexec()
+    assert mpiexec is not None
+    # Rank 0 runs the same words with --mpi, which it obeys before --cluster.
+    argv, env = job(cluster, args.processes, words[1:], mpiexec, child_environment())
+    return supervise.run_job(argv, env)
 
 
 def find(state_dir: str) -> ClusterState:
@@ -42,11 +69,10 @@ def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
     """The argv that runs `swiftcloud run WORDS` as a `processes`-rank job over the cluster,
     and its environment. The first node has two slots (the engine and worker 1), the others
     one, so k workers run on the first k nodes, home region first."""
-    python = sys.executable
     argv = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(lifecycle.LAUNCHER),
             "-hosts", ",".join(f"{node.name}:{2 if index == 0 else 1}" for index, node in enumerate(cluster.nodes)),
-            "-n", "1", python, "-m", "engine.cli", "run", "--mpi", *words,
-            ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", python, "-m", "engine.scheduler.launch"]
+            "-n", "1", *swiftcloud_command("run", "--mpi", *words),
+            ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", *worker_rank_command()]
     job_env = {key: value for key, value in env.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
     job_env.update(NETWORK_ONLY)
     job_env.update(node_environment(cluster))

@@ -24,10 +24,10 @@ from dataclasses import asdict
 from cluster import netns, node_exec, proxies, stores
 from cluster.nodes import start_holder
 from cluster.regions import DEFAULT_REGIONS, Region, place
-from cluster.state import HUB_ADDRESS, PREFIX, SUBNET, ClusterState, Node, cluster_dir, forget, load, tag_for
-from storage_adapters.errors import ServiceError
-from storage_adapters.fuse.mounting import PROJECT_ROOT
-from storage_adapters.services.common import forget_record
+from cluster.state import ClusterState, HUB_ADDRESS, Node, PREFIX, SUBNET, cluster_dir, forget, load, tag_for
+from hostkit.errors import ServiceError
+from hostkit.program import PROJECT_ROOT
+from hostkit.records import forget_record
 
 BRIDGE = "br0"
 TAG_PATTERN = re.compile(r"swc[0-9a-f]{4}")  # state.tag_for

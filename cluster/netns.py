@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from storage_adapters.errors import ServiceError
+from hostkit.errors import ServiceError
 
 NETNS_DIR = "/run/netns"
 CLONE_NEWNET = 0x40000000

@@ -13,10 +13,10 @@ import subprocess
 import sys
 
 from cluster.state import ClusterState, Node
-from storage_adapters.errors import ServiceError
-from storage_adapters.fuse.mounting import PROJECT_ROOT, Process, module_environment, started
-from storage_adapters.services.common import spawn, wait_until
-from storage_adapters.services.s3fs_mount import mounted_fstype
+from hostkit.errors import ServiceError
+from hostkit.mounts import mounted_fstype
+from hostkit.processes import Process, spawn, started, wait_until
+from hostkit.program import PROJECT_ROOT, module_environment
 
 SHARED_SCRATCH = "scratch"  # under the cluster directory: each node sees its own behind it
 

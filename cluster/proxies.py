@@ -18,10 +18,9 @@ import urllib.request
 
 from cluster import netns
 from cluster.regions import Region
-from cluster.state import SUBNET, ClusterState
-from storage_adapters.errors import MissingDependencyError, ServiceError
-from storage_adapters.fuse.mounting import Process, started
-from storage_adapters.services.common import spawn, wait_until
+from cluster.state import ClusterState, SUBNET
+from hostkit.errors import MissingDependencyError, ServiceError
+from hostkit.processes import Process, spawn, started, wait_until
 
 API_PORT = 8474
 TOOLS_BIN = os.environ.get("SWIFTCLOUD_TOOLS_BIN", "/opt/swiftcloud/bin")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 
-from storage_adapters.errors import StorageConfigError
+from hostkit.errors import StorageConfigError
 
 
 @dataclass(frozen=True)

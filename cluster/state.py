@@ -14,9 +14,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from storage_adapters.errors import ServiceError
-from storage_adapters.fuse.mounting import Process
-from storage_adapters.services.common import is_running
+from hostkit.errors import ServiceError
+from hostkit.processes import Process, is_running
 
 STATE_FILE = "cluster.json"
 SUBNET = "10.231"  # a /16 that exists only inside the cluster's own namespaces
@@ -42,7 +41,7 @@ class Node:
 
 @dataclass
 class ClusterState:
-    """The whole record; `processes` are the daemons started on nodes (fuse.mounting.Process
+    """The whole record; `processes` are the daemons started on nodes (hostkit.processes.Process
     fields), `endpoints` the cluster's services as name -> address:port."""
 
     tag: str

@@ -1,12 +1,12 @@
-"""The `swiftcloud` command line.
+"""The engine's commands of the `swiftcloud` command line (the roof, `swiftcloud.cli`, assembles them):
 
     swiftcloud run [-n N] [-I DIR]... script.swift [ARG]...
     swiftcloud check [-I DIR]... script.swift
     swiftcloud dag [-I DIR]... script.swift -o graph.{dot,png,svg}
     swiftcloud report runs/NNN [runs/MMM ...] [--overlay OUT_DIR [--labels A,B,...]]
 
-Exit status: 0 success, 1 run-time error, 2 compile-time error (or bad usage).
-Program output goes to stdout; diagnostics to stderr.
+Each command's handler returns the exit status; errors are raised and mapped to
+one by the roof's `main()`. Program output goes to stdout; diagnostics to stderr.
 """
 
 from __future__ import annotations
@@ -15,24 +15,21 @@ import argparse
 import os
 import sys
 import time
-import traceback
-from types import MappingProxyType
-from typing import Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional
 
-from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, CompileError, CompileErrors, SwiftError, SwiftRuntimeError, UsageError
+from engine.errors import SwiftError, UsageError
+from hostkit.errors import EXIT_OK, EXIT_RUNTIME
+
+if TYPE_CHECKING:
+    from engine.lang.ir import Program
 
 DEFAULT_PROCESSES = (os.cpu_count() or 2) + 1
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="swiftcloud",
-        description="Implicitly parallel Swift-style scripting for clusters and clouds.",
-        epilog="Run 'swiftcloud COMMAND --help' for the options of one command.")
-    parser.add_argument("--debug", action="store_true", default=bool(os.environ.get("SWIFTCLOUD_DEBUG")),
-                        help="print the Python traceback of an internal error (also $SWIFTCLOUD_DEBUG=1)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
+def add_commands(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register `run`, `check`, `dag` and `report` on the CLI's sub-parsers; return the `run`
+    parser, to which the package that provides other hosts adds its option (`--cluster`,
+    storing its launcher as `host_launcher`: see `engine.scheduler.launch.HostLauncher`)."""
     # No abbreviations: a script's own `--n=5` must never be taken for one of ours (`--nodes`).
     run = sub.add_parser("run", help="compile and run a script", allow_abbrev=False,
                          description="Compile a script, then run it on local worker processes. "
@@ -74,17 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="node names for the local workers (worker i runs as node i mod count), to"
                           " emulate several nodes on one machine for data-aware placement"
                           " (default: $SWIFTCLOUD_NODES, else this host)")
-    run.add_argument("--cluster", action="store_true",
-                     help="run the engine and the workers on the nodes of the emulated cluster that"
-                          " 'swiftcloud cluster up' started, under MPI across its network (and with its"
-                          " stores for --storage); see docs/cluster.md")
     run.add_argument("script", help="the .swift file to run")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    run.set_defaults(handler=cmd_run, host_launcher=None)
 
     check = sub.add_parser("check", help="compile a script without running it",
                            description="Parse and type-check a script; report errors as file:line:col.")
     _add_compile_options(check)
     check.add_argument("script")
+    check.set_defaults(handler=cmd_check)
 
     dag = sub.add_parser("dag", help="draw the static dataflow graph of a script",
                          description="Write the script's static task graph as DOT, or render it to "
@@ -93,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     dag.add_argument("script")
     dag.add_argument("-o", "--output", required=True, metavar="FILE",
                      help="output file; the suffix picks the format: .dot, .png or .svg")
+    dag.set_defaults(handler=cmd_dag)
 
     rep = sub.add_parser("report", help="summarize runs and draw their task traces and completion curves",
                          description="Print each run's figures (tasks, makespan, ideal makespan = summed "
@@ -109,22 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--labels", metavar="A,B,...",
                      help="with --overlay: one legend label per run (default: the run directory names)")
 
-    try:
-        from storage_adapters.cli import add_commands
-    except ImportError:
-        pass
-    else:
-        add_commands(sub)
-        from cluster.cli import add_commands as add_cluster_commands
-
-        add_cluster_commands(sub)
-        from batch.cli import add_commands as add_batch_commands
-
-        add_batch_commands(sub)
-        from study.cli import add_commands as add_study_commands
-
-        add_study_commands(sub)
-    return parser
+    rep.set_defaults(handler=cmd_report)
+    return run
 
 
 def _non_negative_int(text: str) -> int:
@@ -152,14 +134,11 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    help="also search DIR for imported modules and #include files")
 
 
-def compile_script(path: str, include: Sequence[str]):  # type: ignore[no-untyped-def]
-    """Compile against the standard library; warnings go to stderr."""
-    from engine.lang.compile import compile as compile_program
-    from engine.runtime.builtins import BUILTINS, CONSTANTS
+def _compile(args: argparse.Namespace) -> Program:
+    """The command's script, compiled; its warnings go to stderr."""
+    from engine.script import compile_script
 
-    if not os.path.isfile(path):
-        raise UsageError(f"no such script: {path}")
-    program = compile_program(path, BUILTINS, CONSTANTS, include)
+    program = compile_script(args.script, args.include)
     for warning in program.warnings:
         print(warning, file=sys.stderr)
     return program
@@ -168,9 +147,9 @@ def compile_script(path: str, include: Sequence[str]):  # type: ignore[no-untype
 def cmd_run(args: argparse.Namespace) -> int:
     from engine.scheduler.launch import enter_run
 
-    if args.processes is None and not args.cluster:
+    if args.processes is None and args.host_launcher is None:
         args.processes = DEFAULT_PROCESSES
-    status = enter_run(args)  # runs the job under mpiexec, or serves as an MPI worker rank
+    status = enter_run(args)  # runs the job under mpiexec (or --cluster's), or serves as an MPI worker rank
     if status is not None:
         return status
     from engine.observe.restart import RestartLog, read_restart_log
@@ -184,7 +163,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.processes < 2:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
-    program = compile_script(args.script, args.include)
+    program = _compile(args)
     previous = None
     resuming = args.resume or args.resume_from is not None
     if resuming and args.no_restart_log:
@@ -247,7 +226,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from engine.lang.deep_stack import call_with_deep_stack
     from engine.observe.dag import build_dag
 
-    program = compile_script(args.script, args.include)
+    program = _compile(args)
     graph = call_with_deep_stack(lambda: build_dag(program))
     print(f"{args.script}: ok ({len(program.functions)} functions, {graph.number_of_nodes()} statements)")
     return EXIT_OK
@@ -257,7 +236,7 @@ def cmd_dag(args: argparse.Namespace) -> int:
     from engine.lang.deep_stack import call_with_deep_stack
     from engine.observe.dag import build_dag, write_dag
 
-    program = compile_script(args.script, args.include)
+    program = _compile(args)
     write_dag(call_with_deep_stack(lambda: build_dag(program)), args.output)
     return EXIT_OK
 
@@ -301,71 +280,3 @@ def _progress_bar():  # type: ignore[no-untyped-def]
         return None
     from engine.observe.progress import TaskProgress
     return TaskProgress()
-
-
-COMMANDS = MappingProxyType({"run": cmd_run, "check": cmd_check, "dag": cmd_dag, "report": cmd_report})
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_COMPILE
-    handler = COMMANDS.get(args.command) or getattr(args, "handler", None)
-    try:
-        return handler(args)
-    except CompileErrors as e:
-        for err in e.errors:
-            print(err, file=sys.stderr)
-        return EXIT_COMPILE
-    except CompileError as e:
-        print(e, file=sys.stderr)
-        return EXIT_COMPILE
-    except SwiftRuntimeError as e:
-        sys.stdout.flush()
-        print(f"Swift: {e}", file=sys.stderr)
-        return EXIT_RUNTIME
-    except UsageError as e:
-        print(f"swiftcloud: {e}", file=sys.stderr)
-        return EXIT_COMPILE
-    except SwiftError as e:
-        print(f"swiftcloud: {e}", file=sys.stderr)
-        return EXIT_RUNTIME
-    except KeyboardInterrupt:
-        print("swiftcloud: interrupted", file=sys.stderr)
-        return 130
-    except Exception as error:  # noqa: BLE001 - the last line of defence: ours to fix, so say so
-        status = storage_error_status(error)
-        if status is not None:
-            print(f"swiftcloud: {error}", file=sys.stderr)
-            return status
-        sys.stdout.flush()
-        if args.debug:
-            traceback.print_exc()
-        print(internal_error_line(error, args.debug), file=sys.stderr)
-        return EXIT_RUNTIME
-
-
-def storage_error_status(error: Exception) -> int | None:
-    """The exit status of a storage error (2 for configuration, 1 otherwise), None for others.
-
-    The storage layer has its own errors; they are looked up only if it was loaded,
-    so that commands which never touch storage do not pay for importing it."""
-    errors = sys.modules.get("storage_adapters.errors")
-    if errors is None or not isinstance(error, errors.StorageError):
-        return None
-    return EXIT_COMPILE if isinstance(error, errors.StorageConfigError) else EXIT_RUNTIME
-
-
-def internal_error_line(error: BaseException, shown: bool) -> str:
-    """One line naming an internal error (a bug in swiftcloud, not in the script) and where it is."""
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
-    how = "with the traceback above" if shown else "with your script; 'swiftcloud --debug ...' shows the traceback"
-    return (f"swiftcloud: internal error: {type(error).__name__}: {error}{where}. This is a bug in swiftcloud:"
-            f" please report it to the swiftcloud issue tracker {how}")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

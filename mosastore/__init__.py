@@ -1,10 +1,10 @@
 """A MosaStore-style workflow-aware store: node-local disks aggregated into one POSIX mount.
 
-A storage system of its own; `storage_adapters.mosastore` is its thin `--storage
-mosastore` backend. It builds on the storage layer's shared pieces (errors, the
-FUSE mount plumbing in `storage_adapters.fuse` that the HDFS and Chirp mounts
-use too, process records in `storage_adapters.services.common`) and on nothing
-of the engine.
+A storage system of its own, with its thin `--storage mosastore` backend
+(`adapter`), which `plugin` registers with the storage layer. It stands on the
+ground floor (`hostkit`: processes and their records, mounts, errors) and on the
+storage layer (the adapter's base, the FUSE pieces in `storage_adapters.fuse`
+that the HDFS and Chirp clients use too), and on nothing of the engine.
 
 Pieces (each runs as its own process, `python -m mosastore ROLE`):
 

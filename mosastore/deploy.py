@@ -14,12 +14,13 @@ import os
 import sys
 import time
 
-from storage_adapters.errors import ServiceError
-from storage_adapters.fuse.mounting import Process, check_fuse_client, module_environment, mount_client, started
-from storage_adapters.fuse.mounting import unmount as release
+from hostkit.errors import ServiceError
+from hostkit.mounts import check_fuse_client, mount_client, mounted_fstype
+from hostkit.mounts import unmount as release
+from hostkit.ports import LOOPBACK, port_open
+from hostkit.processes import Process, spawn, started, wait_until
+from hostkit.program import module_environment
 from mosastore.rpc import Pool
-from storage_adapters.services.common import LOOPBACK, port_open, spawn, wait_until
-from storage_adapters.services.s3fs_mount import mounted_fstype
 
 __all__ = ["FSTYPE", "Process", "mount", "mounted_fstype", "unmount"]
 

@@ -17,19 +17,12 @@ import os
 from dataclasses import asdict
 from typing import Any
 
-from storage_adapters.errors import ServiceError
+from hostkit.errors import ServiceError
+from hostkit.ports import free_port
+from hostkit.records import ServiceRecord, forget_record, load_record, running_record, save_record, service_dir
 from mosastore import deploy
 from mosastore.auth import check_secret, new_secret, read_secret_file, write_secret_file
 from mosastore.manager import DEFAULT_CHUNK_SIZE
-from storage_adapters.services.common import (
-    ServiceRecord,
-    forget_record,
-    free_port,
-    load_record,
-    running_record,
-    save_record,
-    service_dir,
-)
 
 NAME = "mosastore"
 DEFAULT_BENEFACTORS = 4

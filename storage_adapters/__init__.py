@@ -31,15 +31,10 @@ SSH/SFTP), s3fs (shared, s3fs-fuse mount). See docs/storage.md.
 
 from __future__ import annotations
 
+from hostkit.errors import MissingDependencyError, StorageConfigError, StorageError
 from storage_adapters.base import FileInfo, StorageAdapter
 from storage_adapters.config import load_settings
-from storage_adapters.errors import (
-    MissingDependencyError,
-    StorageConfigError,
-    StorageError,
-    StoragePathError,
-    StorageTransferError,
-)
+from storage_adapters.errors import StoragePathError, StorageTransferError
 from storage_adapters.registry import adapter_class, known_backends, register
 
 __all__ = [

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, ClassVar, Union
 
-from storage_adapters.errors import StoragePathError, redact
+from hostkit.errors import redact
+from storage_adapters.errors import StoragePathError
 from storage_adapters.paths import parent, to_logical
 
 if TYPE_CHECKING:

@@ -1,11 +1,11 @@
 """The storage commands of the `swiftcloud` CLI: `services`, `put`, `get`.
 
-`add_commands(subparsers)` registers them on the engine's argparse
-sub-parsers; each sets `handler`, a function taking the parsed arguments and
-returning the exit status (0 ok, 1 error). User errors (bad configuration,
-unreachable server, missing file, path outside the store) are printed as one
-`swiftcloud: error: ...` line without a traceback; credentials are never
-printed. `python -m storage_adapters.cli` runs these commands alone.
+`add_commands(subparsers)` registers them on the command line's argparse
+sub-parsers (`swiftcloud.cli` assembles them); each sets `handler`, a function
+taking the parsed arguments and returning the exit status (0 ok, 1 error).
+User errors (bad configuration, unreachable server, missing file, path outside
+the store) are printed as one `swiftcloud: error: ...` line without a
+traceback; credentials are never printed.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ import os
 import sys
 from collections.abc import Callable
 
+from hostkit.errors import EXIT_OK, EXIT_RUNTIME, StorageConfigError, StorageError
+from hostkit.records import ServiceRecord
 from storage_adapters import open_storage
 from storage_adapters.config import read_config, state_dir_from
-from storage_adapters.errors import StorageConfigError, StorageError
 from storage_adapters.services import known_services, service_status, start_service, stop_service
-from storage_adapters.services.common import ServiceRecord
 
 Handler = Callable[[argparse.Namespace], int]
-EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -83,7 +82,7 @@ def run_services(args: argparse.Namespace) -> int:
     record = service_status(args.name, state_dir)
     if record is None:
         print(f"{args.name} is not running (state directory {state_dir})")
-        return EXIT_FAILED
+        return EXIT_RUNTIME
     print(f"{args.name} running ({_describe(record)})")
     return EXIT_OK
 
@@ -128,19 +127,7 @@ def _guarded(handler: Handler) -> Handler:
         except OSError as error:
             message = f"{error.strerror or error}: {error.filename}" if error.filename else str(error)
         print(f"swiftcloud: error: {message}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_RUNTIME
 
     run.__doc__ = handler.__doc__
     return run
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the storage commands on their own (`python -m storage_adapters.cli ...`)."""
-    parser = argparse.ArgumentParser(prog="swiftcloud")
-    add_commands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.handler(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -25,9 +25,9 @@ import os
 import tomllib
 from typing import Any
 
-from storage_adapters.errors import StorageConfigError
+from hostkit.errors import StorageConfigError
+from hostkit.records import default_state_dir
 from storage_adapters.registry import adapter_class, known_backends
-from storage_adapters.services.common import default_state_dir
 from storage_adapters.settings import StorageSettings
 
 CONFIG_FILE_NAME = "swiftcloud.toml"

@@ -1,32 +1,14 @@
-"""Errors raised by the storage layer, and the redaction every message goes through.
+"""The storage layer's own errors, beside the shared family of `hostkit.errors`.
 
-They are the user's to fix, and whoever shows them prints the message without a
-traceback: a bad `[storage.NAME]` table, an unreachable server, a path that
-escapes the store. The storage layer stands on its own (it imports nothing of
-the engine); the engine's CLI maps `StorageConfigError` to exit status 2 like its
-own usage errors, and any other `StorageError` to 1. Missing files are reported
+Like those, they are the user's to fix and are printed without a traceback: a
+path that escapes the store, a transfer that failed. Missing files are reported
 with the builtin `FileNotFoundError`, as fsspec does, so callers can catch them
 the usual way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-REDACTED = "***"
-
-
-class StorageError(Exception):
-    """Base of the storage layer's user-facing errors."""
-
-
-class StorageConfigError(StorageError):
-    """The storage configuration cannot work: bad settings, server unreachable,
-    bad credentials, bucket missing, FUSE unavailable. Raised before any task runs."""
-
-
-class MissingDependencyError(StorageConfigError, ImportError):
-    """A backend needs a package or program that is not installed; the message says what to install."""
+from hostkit.errors import StorageError
 
 
 class StoragePathError(StorageError, ValueError):
@@ -35,15 +17,3 @@ class StoragePathError(StorageError, ValueError):
 
 class StorageTransferError(StorageError):
     """A transfer between the store and local disk failed (after the backend's own retries)."""
-
-
-class ServiceError(StorageError):
-    """A local test server (MinIO, sshd, an s3fs mount) could not be started or stopped."""
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Return `text` with every secret value replaced by `***` (longest first, so
-    a secret that contains another is hidden whole)."""
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text

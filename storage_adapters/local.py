@@ -16,8 +16,8 @@ import shutil
 import stat
 from typing import TYPE_CHECKING, ClassVar
 
-from storage_adapters.base import DIRECTORY, FILE, AtomicWriter, FileInfo, StorageAdapter, StoreFile, remove_quietly
-from storage_adapters.errors import StorageConfigError
+from hostkit.errors import StorageConfigError
+from storage_adapters.base import AtomicWriter, DIRECTORY, FILE, FileInfo, StorageAdapter, StoreFile, remove_quietly
 from storage_adapters.paths import is_temp_name, temp_sibling
 
 if TYPE_CHECKING:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 from typing import ClassVar
 
-from storage_adapters.errors import ServiceError, StorageConfigError
-from storage_adapters.fuse.mounting import Process, unmount
+from hostkit.errors import ServiceError, StorageConfigError
+from hostkit.mounts import mounted_fstype, unmount
+from hostkit.processes import Process
 from storage_adapters.local import LocalAdapter
-from storage_adapters.services.s3fs_mount import mounted_fstype
 
 
 class MountedStore(LocalAdapter):

@@ -2,8 +2,9 @@
 
 As in fsspec's registry, each entry is a dotted path plus an install hint, so
 naming a backend whose dependencies are missing fails with a message that says
-what to install instead of an import traceback. Later backends (MosaStore,
-HDFS, Chirp) register here the same way, or at run time with `register`.
+what to install instead of an import traceback. The storage layer's own backends
+are listed here; a package above it that provides one registers it with
+`register` (MosaStore: `mosastore.plugin`, called by the command line).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from storage_adapters.errors import MissingDependencyError, StorageConfigError
+from hostkit.errors import MissingDependencyError, StorageConfigError
 
 if TYPE_CHECKING:
     from storage_adapters.base import StorageAdapter
@@ -36,10 +37,6 @@ _BACKENDS: dict[str, BackendEntry] = {
         "pip install hdfs-native; the servers need Java and Hadoop's jars (see setup.d/40-hdfs.sh)",
     ),
     "local": BackendEntry("storage_adapters.local:LocalAdapter", "nothing (built in)"),
-    "mosastore": BackendEntry(
-        "storage_adapters.mosastore:MosaStoreAdapter",
-        "pip install pyfuse3 trio, and apt-get install fuse3 libfuse3-dev pkg-config (see setup.d/30-mosastore.sh)",
-    ),
     "s3": BackendEntry("storage_adapters.s3:S3Adapter", "pip install boto3"),
     "s3fs": BackendEntry(
         "storage_adapters.s3fs:S3fsAdapter",
@@ -55,7 +52,8 @@ def known_backends() -> list[str]:
 
 
 def register(name: str, target: str, install_hint: str) -> None:
-    """Add (or replace) a backend: `target` is "package.module:ClassName"."""
+    """Add (or replace) a backend: `target` is "package.module:ClassName", a module of the
+    package that registers it."""
     _BACKENDS[name] = BackendEntry(target, install_hint)
 
 

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, ClassVar
 from boto3.s3.transfer import TransferConfig
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
-from storage_adapters.base import DIRECTORY, FILE, AtomicWriter, FileInfo, StorageAdapter, StoreFile, remove_quietly
-from storage_adapters.errors import StorageConfigError, StorageTransferError
+from hostkit.errors import StorageConfigError
+from storage_adapters.base import AtomicWriter, DIRECTORY, FILE, FileInfo, StorageAdapter, StoreFile, remove_quietly
+from storage_adapters.errors import StorageTransferError
 from storage_adapters.paths import is_temp_name
 from storage_adapters.s3client import make_client
 from storage_adapters.services import minio

@@ -26,11 +26,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, ClassVar
 
-from storage_adapters.errors import ServiceError, StorageConfigError
+from hostkit.errors import ServiceError, StorageConfigError
+from hostkit.mounts import mounted_fstype
+from hostkit.records import ServiceRecord
 from storage_adapters.local import LocalAdapter
 from storage_adapters.s3 import S3Adapter
 from storage_adapters.services import minio, s3fs_mount
-from storage_adapters.services.common import ServiceRecord
 
 if TYPE_CHECKING:
     from storage_adapters.settings import StorageSettings
@@ -104,7 +105,7 @@ class S3fsAdapter(LocalAdapter):
     def check(self) -> None:
         label = self.describe()
         self._bucket.check_as(label)
-        fstype = s3fs_mount.mounted_fstype(self.mount_point)
+        fstype = mounted_fstype(self.mount_point)
         if fstype is None:
             self._mount(label)
         elif fstype != s3fs_mount.S3FS_FSTYPE:

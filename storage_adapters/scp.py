@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 import paramiko
 
-from storage_adapters.base import DIRECTORY, FILE, AtomicWriter, FileInfo, StorageAdapter, StoreFile
-from storage_adapters.errors import StorageConfigError, StorageTransferError
+from hostkit.errors import StorageConfigError
+from storage_adapters.base import AtomicWriter, DIRECTORY, FILE, FileInfo, StorageAdapter, StoreFile
+from storage_adapters.errors import StorageTransferError
 from storage_adapters.paths import is_temp_name, temp_sibling
 from storage_adapters.services import sshd
 

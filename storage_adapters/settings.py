@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from storage_adapters.errors import StorageConfigError, redact
+from hostkit.errors import StorageConfigError, redact
 
 _MISSING = object()
 

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, TypeVar
 
+from hostkit.errors import StorageConfigError
 from storage_adapters.base import StorageAdapter, remove_quietly
-from storage_adapters.errors import StorageConfigError
 from storage_adapters.streaming import InputStreams, open_streams
 
 TRANSFER_THREADS = 4

@@ -7,7 +7,8 @@ import os
 import sys
 import time
 
-from engine.errors import EXIT_OK, EXIT_RUNTIME, UsageError
+from engine.errors import UsageError
+from hostkit.errors import EXIT_OK, EXIT_RUNTIME
 
 DESCRIPTION = """\
 Reproduce the storage study on an emulated cluster of this machine (network namespaces,
@@ -31,12 +32,12 @@ See docs/study.md for what each figure shows and what we found."""
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Register `study` on the CLI's sub-parsers."""
-    from study.driver import ALL_STORES, PARTS
+    from study.driver import PARTS
 
     parser = subparsers.add_parser("study", help="run the storage study on an emulated cluster (needs root)",
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--stores", default=",".join(ALL_STORES), metavar="NAME[,NAME]",
-                        help=f"stores to compare (default: all of {', '.join(ALL_STORES)})")
+    parser.add_argument("--stores", metavar="NAME[,NAME]",
+                        help="stores to compare (default: every store the emulated cluster can start)")
     parser.add_argument("--parts", default=",".join(PARTS), metavar="PART[,PART]",
                         help=f"parts to run (default: all of {', '.join(PARTS)})")
     size = parser.add_mutually_exclusive_group()
@@ -60,9 +61,11 @@ def _names(text: str, known: tuple[str, ...], what: str) -> list[str]:
 
 def run_command(args: argparse.Namespace) -> int:
     from engine.observe.runlog import next_run_dir
-    from study.driver import ALL_STORES, PARTS, StudyPlan, run_study
+    from study.driver import PARTS, StudyPlan, run_study
+    from study.stores import study_stores
 
-    stores = _names(args.stores, ALL_STORES, "stores")
+    known = study_stores()
+    stores = _names(args.stores or ",".join(known), known, "stores")
     parts = _names(args.parts, PARTS, "parts")
     out_dir = os.path.abspath(args.out) if args.out else os.path.abspath(next_run_dir("study-results"))
     os.makedirs(out_dir, exist_ok=True)

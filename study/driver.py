@@ -9,21 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import FrameType
 from typing import Any
 
 from engine.errors import UsageError
 
-ALL_STORES = ("local", "s3", "s3fs", "mosastore", "hdfs", "chirp")
 PARTS = ("io", "workflows", "lmp")
 SIZES = ("quick", "small", "full")
-# The cluster stores each study store needs started (s3fs mounts the cluster's MinIO).
-CLUSTER_STORES = {"local": (), "s3": ("s3",), "s3fs": ("s3", "s3fs"), "mosastore": ("mosastore",),
-                  "hdfs": ("hdfs",), "chirp": ("chirp",)}
 Say = Callable[[str], None]
 
 
@@ -39,14 +33,9 @@ class StudyPlan:
     started: float = field(default_factory=time.time)
 
 
-def cluster_stores(stores: list[str]) -> tuple[str, ...]:
-    """The stores to start on the cluster, each once, in a working order (s3 before s3fs)."""
-    return tuple(dict.fromkeys(name for store in stores for name in CLUSTER_STORES[store]))
-
-
 def part_options(part: str, size: str) -> Any:
     """The options of one part at the chosen size: its class's quick(), small() or full()."""
-    from study import io, lmp, workflows
+    from study import io, lmp, workflows  # deferred, as below
 
     kind = {"io": io.IoOptions, "workflows": workflows.WorkflowOptions, "lmp": lmp.LmpOptions}[part]
     return getattr(kind, size)()
@@ -54,7 +43,10 @@ def part_options(part: str, size: str) -> Any:
 
 def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
     """Run every part of `plan` on one cluster; returns (and writes) study.json's content."""
+    # Deferred: the command line imports this module for PARTS; the parts load the cluster and matplotlib.
     from cluster import lifecycle
+    from cluster.stores import with_daemons
+    from hostkit.interrupt import terminate_as_interrupt
     from study import claims, index, io, lmp, workflows
 
     if os.geteuid() != 0:
@@ -64,11 +56,10 @@ def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
     nodes = sum(region.nodes for region in regions)
     results: dict[str, Any] = {"mode": plan.size, "stores": plan.stores, "parts": {}, "errors": {},
                                "regions": [vars(region) for region in regions], "nodes": nodes}
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        say(f"bringing up {nodes} nodes with {', '.join(cluster_stores(plan.stores)) or 'no daemons'}")
+    with terminate_as_interrupt():
+        say(f"bringing up {nodes} nodes with {', '.join(with_daemons(plan.stores)) or 'no daemons'}")
         begin = time.perf_counter()
-        cluster = lifecycle.up(plan.state_dir, nodes, regions, cluster_stores(plan.stores), say)
+        cluster = lifecycle.up(plan.state_dir, nodes, regions, with_daemons(plan.stores), say)
         results["cluster_up_s"] = round(time.perf_counter() - begin, 1)
         try:
             for part in plan.parts:
@@ -93,8 +84,6 @@ def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
             say("taking the cluster down")
             lifecycle.down(plan.state_dir, say)
             _remove_empty(plan.state_dir)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     results["seconds"] = round(time.time() - plan.started, 1)
     results["claims"] = [claim.as_dict() for claim in claims.evaluate(results)]
     _save(plan, results)
@@ -116,7 +105,3 @@ def _save(plan: StudyPlan, results: dict[str, Any]) -> None:
     with open(path + ".part", "w", encoding="utf-8") as handle:
         json.dump(results, handle, indent=2)
     os.replace(path + ".part", path)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt

@@ -24,7 +24,6 @@ import json
 import os
 import select
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -33,15 +32,19 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from cluster import lifecycle
 from cluster.launch import node_environment
 from cluster.nodes import on_node
 from cluster.state import ClusterState, Node
-from storage_adapters.errors import ServiceError, StorageError
-from storage_adapters.fuse.mounting import PROJECT_ROOT, module_environment
+from cluster.stores import with_daemons
+from hostkit.errors import ServiceError, StorageError
+from hostkit.interrupt import terminate_as_interrupt
+from hostkit.program import PROJECT_ROOT, module_environment
+from mosastore.plugin import register as register_mosastore
 from study.io_node import LOCAL, PATTERNS, WORK_DIR
+from study.stores import study_stores
 
 MB = 1024 * 1024  # as bench/io_patterns.py: sizes and rates in MiB
-STORES = ("local", "s3", "s3fs", "mosastore", "hdfs", "chirp")
 MAX_NODES = 8
 DISK_MARGIN = 2 * 1024**3  # left free on the disk after the largest size's files
 Say = Callable[[str], None]
@@ -329,12 +332,10 @@ def draw(report: dict[str, Any], out_dir: str) -> None:
     plt.close(figure)
 
 
-def _interrupted(number: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     """Bring up a cluster of its own, run the I/O part on it, take the cluster down."""
+    register_mosastore()  # the stores are opened by name, mosastore's too
+    known = study_stores()
     parser = argparse.ArgumentParser(prog="python -m study.io", description=__doc__.split("\n\n")[0])
     parser.add_argument("--state-dir", default="/tmp/study-io/state", help="the cluster's own state directory "
                         "(default /tmp/study-io/state)")
@@ -343,41 +344,40 @@ def main(argv: list[str] | None = None) -> int:
                         f"(default {MAX_NODES}; all in the home region)")
     parser.add_argument("--nodes", type=int, default=0, metavar="N", help="nodes measured at once (default: "
                         "min(8, home-region nodes))")
-    parser.add_argument("--stores", default=",".join(STORES), help=f"default {','.join(STORES)}")
+    parser.add_argument("--stores", default=",".join(known), help=f"default {','.join(known)}")
     parser.add_argument("--sizes", metavar="MB[,MB]", help="file sizes in MB (default 1,10,20)")
     parser.add_argument("--repeats", type=int, help="repeats per size (default 3)")
     parser.add_argument("--full", action="store_true", help="the study's real sizes: 1,10,100,500,1000 MB, 5 repeats")
     parser.add_argument("--verify", action="store_true", help="check on every node that what was read is the source")
     args = parser.parse_args(argv)
     stores = [name for name in args.stores.split(",") if name]
-    unknown = [name for name in stores if name not in STORES]
+    unknown = [name for name in stores if name not in known]
     try:
         base = IoOptions.full() if args.full else IoOptions.small()
         sizes = tuple(int(word) for word in args.sizes.split(",")) if args.sizes else base.sizes_mb
     except ValueError:
         parser.error("--sizes takes whole megabytes separated by commas, e.g. 1,10,100")
     if unknown or not stores:
-        parser.error(f"--stores: choose from {', '.join(STORES)}")
+        parser.error(f"--stores: choose from {', '.join(known)}")
     if min(sizes) <= 0 or (args.repeats is not None and args.repeats <= 0) or args.nodes < 0:
         parser.error("sizes, repeats and nodes must be positive")
     if os.geteuid() != 0:
         parser.error("the emulated cluster needs root (network namespaces, bridges and tc)")
     options = IoOptions(sizes_mb=sizes, repeats=args.repeats or base.repeats, nodes=args.nodes, verify=args.verify,
                         mode=base.mode)
-    from cluster import lifecycle
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    signal.signal(signal.SIGTERM, _interrupted)  # a polite kill unwinds like Ctrl-C: the cluster goes down
     state_dir = os.path.abspath(args.state_dir)
     try:
-        try:
-            cluster = lifecycle.up(state_dir, args.cluster_nodes, storage=tuple(s for s in stores if s != LOCAL),
-                                   report=lambda line: say(f"cluster: {line}"))
-            run(cluster, stores, options, os.path.abspath(args.out), say)
-        finally:
-            lifecycle.down(state_dir, lambda line: say(f"cluster: {line}"))
+        with terminate_as_interrupt():  # a polite kill unwinds like Ctrl-C: the cluster goes down
+            try:
+                cluster = lifecycle.up(state_dir, args.cluster_nodes, storage=with_daemons(stores),
+                                       report=lambda line: say(f"cluster: {line}"))
+                run(cluster, stores, options, os.path.abspath(args.out), say)
+            finally:
+                lifecycle.down(state_dir, lambda line: say(f"cluster: {line}"))
     except KeyboardInterrupt:
         say("io: interrupted; the cluster was taken down")
         return 1

@@ -32,6 +32,7 @@ import socket
 import sys
 import time
 
+from mosastore.plugin import register as register_mosastore
 from storage_adapters import open_storage
 from storage_adapters.base import StorageAdapter
 from storage_adapters.local import LocalAdapter
@@ -165,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, required=True, help="file size in bytes")
     parser.add_argument("--verify", action="store_true", help="report SHA-256 of the source and of what was read")
     args = parser.parse_args(argv)
+    register_mosastore()  # the store is opened by name, mosastore's too
     try:
         serve(args.store, args.size, args.verify, socket.gethostname())
     except Exception as error:  # noqa: BLE001 - reported to the driver as a value, never a traceback

@@ -17,20 +17,24 @@ import argparse
 import json
 import os
 import resource
-import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from types import FrameType
 from typing import Any
 
+from cluster import lifecycle
 from cluster.regions import Region
 from cluster.state import ClusterState
-from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, UsageError
-from storage_adapters.errors import StorageError
+from cluster.stores import with_daemons
+from engine.errors import UsageError
 from engine.observe.runlog import read_events
+from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, StorageError
+from hostkit.interrupt import terminate_as_interrupt
+from hostkit.program import importable, swiftcloud_command
+from mosastore.plugin import register as register_mosastore
+from study.stores import study_stores
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKFLOW = os.path.join(PROJECT_ROOT, "apps", "lmps", "lmps.swift")
@@ -90,8 +94,8 @@ def _measured_command(argv: list[str], cwd: str, env: dict[str, str], log_path: 
 
 
 def _environment(state_dir: str | None) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, (PROJECT_ROOT, env.get("PYTHONPATH"))))
+    env = importable({key: value for key, value in os.environ.items()
+                      if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")})
     if state_dir is not None:
         env["SWIFTCLOUD_STATE_DIR"] = state_dir
     return env
@@ -105,8 +109,8 @@ def record_durations(options: LmpOptions, out_dir: str, say: Say) -> str:
     work = os.path.join(out_dir, "record")
     os.makedirs(work, exist_ok=True)
     say(f"recording durations: a real run of {hours} hourly tasks here (-n 3)")
-    argv = [sys.executable, "-m", "engine.cli", "run", "-n", "3", "--run-dir", "run", "--no-restart-log", WORKFLOW,
-            "--chunk=1", f"--hours={hours}", f"--start={options.start}", "--out=out"]
+    argv = swiftcloud_command("run", "-n", "3", "--run-dir", "run", "--no-restart-log", WORKFLOW,
+                              "--chunk=1", f"--hours={hours}", f"--start={options.start}", "--out=out")
     status, wall, _, tail = _measured_command(argv, work, _environment(None), os.path.join(work, "run.log"))
     if status != 0:
         raise RuntimeError(f"the recording run failed (exit {status}):\n{tail}")
@@ -152,9 +156,9 @@ def sweep_point(cluster: ClusterState, store: str, k: int, options: LmpOptions, 
     run_dir = os.path.join(out_dir, "runs", tag)
     work = os.path.join(out_dir, "work")  # the runs' directory: a `local` store's files land here
     os.makedirs(work, exist_ok=True)
-    argv = [sys.executable, "-m", "engine.cli", "run", "--cluster", "-n", str(k + 1), "--storage", store,
-            "--run-dir", run_dir, "--no-restart-log", WORKFLOW, "--chunk=1", f"--hours={options.hours}",
-            f"--start={options.start}", f"--skeleton={durations}", f"--out=study-lmp/{stamp}/{tag}"]
+    argv = swiftcloud_command("run", "--cluster", "-n", str(k + 1), "--storage", store,
+                              "--run-dir", run_dir, "--no-restart-log", WORKFLOW, "--chunk=1", f"--hours={options.hours}",
+                              f"--start={options.start}", f"--skeleton={durations}", f"--out=study-lmp/{stamp}/{tag}")
     expected = [node.name for node in cluster.nodes[:k]]
     regions = {node.name: node.region for node in cluster.nodes}
     point: dict[str, Any] = {"store": store, "nodes": k, "ranks": k + 1, "run_dir": os.path.relpath(run_dir, out_dir),
@@ -252,10 +256,6 @@ def _save(results: dict[str, Any], out_dir: str) -> None:
     os.replace(path + ".part", path)
 
 
-def _interrupted(number: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 def _counts(text: str) -> tuple[int, ...]:
     try:
         counts = tuple(int(word) for word in text.split(",") if word.strip())
@@ -281,42 +281,38 @@ def main(argv: list[str] | None = None) -> int:
                         help="state directory of the cluster this brings up and takes down")
     args = parser.parse_args(argv)
     say: Say = lambda line: print(f"lmp: {line}", file=sys.stderr, flush=True)  # noqa: E731
-    previous = signal.signal(signal.SIGTERM, _interrupted)
-    try:
-        from cluster import lifecycle
-        from study.driver import ALL_STORES, cluster_stores
-
-        options = getattr(LmpOptions, args.size)()
-        options = replace(options, hours=args.hours or options.hours,
-                          node_counts=_counts(args.nodes) if args.nodes else options.node_counts,
-                          durations=args.durations, record_hours=args.record_hours)
-        stores = [name for name in args.stores.split(",") if name]
-        if not stores or set(stores) - set(ALL_STORES):
-            raise UsageError(f"--stores: choose from {', '.join(ALL_STORES)}")
-        if options.hours < 1 or options.record_hours < 0:
-            raise UsageError("--hours must be at least 1 and --record-hours not negative")
-        if os.geteuid() != 0:
-            raise UsageError("the emulated cluster needs root (network namespaces, bridges and tc)")
-        nodes = max(options.node_counts)
-        os.makedirs(args.out, exist_ok=True)
-        say(f"bringing up {nodes} nodes with {', '.join(cluster_stores(stores)) or 'no daemons'}")
-        cluster = lifecycle.up(args.state_dir, nodes, STUDY_REGIONS, cluster_stores(stores), say)
+    register_mosastore()  # the stores are opened by name, mosastore's too
+    with terminate_as_interrupt():
         try:
-            results = run(cluster, stores, options, os.path.abspath(args.out), say)
-        finally:
-            say("taking the cluster down")
-            lifecycle.down(args.state_dir, say)
-    except UsageError as error:
-        print(f"lmp: {error}", file=sys.stderr)
-        return EXIT_COMPILE  # 2: the project's exit status for usage errors
-    except KeyboardInterrupt:
-        print("lmp: interrupted (the cluster was taken down)", file=sys.stderr)
-        return EXIT_RUNTIME
-    except (RuntimeError, OSError, ValueError, StorageError) as error:
-        print(f"lmp: {error}", file=sys.stderr)
-        return EXIT_RUNTIME
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+            options = getattr(LmpOptions, args.size)()
+            options = replace(options, hours=args.hours or options.hours,
+                              node_counts=_counts(args.nodes) if args.nodes else options.node_counts,
+                              durations=args.durations, record_hours=args.record_hours)
+            stores, known = [name for name in args.stores.split(",") if name], study_stores()
+            if not stores or set(stores) - set(known):
+                raise UsageError(f"--stores: choose from {', '.join(known)}")
+            if options.hours < 1 or options.record_hours < 0:
+                raise UsageError("--hours must be at least 1 and --record-hours not negative")
+            if os.geteuid() != 0:
+                raise UsageError("the emulated cluster needs root (network namespaces, bridges and tc)")
+            nodes = max(options.node_counts)
+            os.makedirs(args.out, exist_ok=True)
+            say(f"bringing up {nodes} nodes with {', '.join(with_daemons(stores)) or 'no daemons'}")
+            cluster = lifecycle.up(args.state_dir, nodes, STUDY_REGIONS, with_daemons(stores), say)
+            try:
+                results = run(cluster, stores, options, os.path.abspath(args.out), say)
+            finally:
+                say("taking the cluster down")
+                lifecycle.down(args.state_dir, say)
+        except UsageError as error:
+            print(f"lmp: {error}", file=sys.stderr)
+            return EXIT_COMPILE  # 2: the project's exit status for usage errors
+        except KeyboardInterrupt:
+            print("lmp: interrupted (the cluster was taken down)", file=sys.stderr)
+            return EXIT_RUNTIME
+        except (RuntimeError, OSError, ValueError, StorageError) as error:
+            print(f"lmp: {error}", file=sys.stderr)
+            return EXIT_RUNTIME
     say(f"done in {results['sweep_s']:.0f} s: {os.path.join(args.out, 'lmp.json')}, {results['figures'][0]}")
     return EXIT_OK
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from cluster.state import ClusterState
+from hostkit.program import swiftcloud_command
 from study.plots import completion_overlay, grouped_bars, trace
 from study.runs import RunResult, run_summary, study_environment
 
@@ -118,9 +118,9 @@ class StudyRunner:
         """One workflow run; a failure is recorded with its stderr tail, not raised."""
         run_dir = os.path.join(self.out_dir, "runs", tag)
         shutil.rmtree(run_dir, ignore_errors=True)
-        argv = [sys.executable, "-m", "engine.cli", "run", "--cluster", "-n", str(self.options.workers + 1),
-                "--storage", table, "--config", self.config, "--run-dir", run_dir, "--no-restart-log",
-                script, *args, f"--out=study/{tag}"]
+        argv = swiftcloud_command("run", "--cluster", "-n", str(self.options.workers + 1),
+                                  "--storage", table, "--config", self.config, "--run-dir", run_dir,
+                                  "--no-restart-log", script, *args, f"--out=study/{tag}")
         begin = time.perf_counter()
         done = subprocess.run(argv, cwd=PROJECT_ROOT, env=self.env, capture_output=True, text=True)
         wall = time.perf_counter() - begin

@@ -10,6 +10,7 @@
   left: a process, a mount, a network namespace, a /dev/shm segment or a temporary
   file (tests/leftovers.py). Before that check, what MPICH leaves of killed jobs is
   swept, as the next MPI run would sweep it.
+- Every package's stores and services are registered, as the command line registers them.
 - The golden programs outside the MPI sample run under MPI one slice a day
   (tests/tiers.py); the summary names the slice.
 """
@@ -22,7 +23,8 @@ import uuid
 
 import pytest
 
-from engine.scheduler import shm
+from hostkit import shm
+from swiftcloud.packages import register as register_packages
 from tests import tiers
 from tests.ci_rule import pytest_runtest_makereport  # noqa: F401  (a hook: pytest finds it here)
 from tests.leftovers import SUITE_MARK, Snapshot
@@ -45,6 +47,7 @@ def _is_worker(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "quick: in the quick tier although its module is not (tests/tiers.py)")
     os.environ.setdefault(SUITE_MARK, uuid.uuid4().hex)  # xdist workers inherit the controller's
+    register_packages()  # tests start services and open stores by name in-process, as the command line does
     if not _is_worker(config):
         config.stash[GOLDEN_MPI] = tiers.fix_golden_mpi_slice()
 

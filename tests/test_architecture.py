@@ -1,20 +1,24 @@
-"""The one-way house (docs/architecture.md): imports run one way, and a run's state lives in its Run.
+"""The house of floors (docs/architecture.md): imports run down, never up, and a run's state
+lives in its Run.
 
-Imports are read from the source (every `import`, at module level, inside
-functions and under `TYPE_CHECKING` alike) and resolved to this repository's
-files. Then: no two files of `engine/`, `storage_adapters/` or `mosastore/` import
-each other, even through others; the storage layer imports nothing of the engine; the
-compiler (`engine/lang`) imports nothing that runs programs; the runtime sees of
-the compiler only its IR, types and symbols; the worker-side package
-(`engine/task`) depends on neither the runtime nor the scheduler. And no module
-of `engine/` keeps mutable state of its own: two runs in one process give what
-two processes give.
+Every package stands on a floor (`FLOORS`) and imports only packages on floors below it:
+the ground floor (`hostkit`, host plumbing) imports none of ours, the roof (`swiftcloud`,
+the command line) is imported by none. Imports are read from the source (every `import`,
+at module level, inside functions and under `TYPE_CHECKING` alike) and resolved to this
+repository's files; no two files import each other, even through others. Strings that name
+one of our modules (a registry's `"package.module:Class"`, `importlib`'s argument, the
+`MODULE` of a `python -m MODULE` command line) obey the floors too, so no arrow hides up
+in a string. Inside the engine: the compiler (`engine/lang`) imports nothing that runs
+programs; the runtime sees of the compiler only its IR, types and symbols; the worker-side
+package (`engine/task`) depends on neither the runtime nor the scheduler. And no module of
+`engine/` keeps mutable state of its own: two runs in one process give what two processes give.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,12 +28,26 @@ import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "storage_adapters", "mosastore", "batch", "cluster", "study")
+# Each package's floor; a package imports only packages on lower floors. Why each is where it is:
+FLOORS = {
+    "hostkit": 0,           # ground: processes, ports, mounts, the MPICH sweep, shared errors, redaction
+    "storage_adapters": 1,  # one API over every store, and the servers and mounts of its own backends
+    "engine": 2,            # compiler, runtime, scheduler, workers: stores only through the storage API
+    "mosastore": 3,         # a store of its own, plugged into the storage API from above: the engine never names it
+    "cluster": 4,           # the emulated cluster: runs the engine's ranks and MosaStore's daemons on its nodes
+    "apps": 4,              # the science workflows' programs (one reads the engine's run log)
+    "batch": 5,             # batch jobs: brings up MosaStore and the cluster's network namespace for a trial Slurm
+    "study": 5,             # the storage study: runs the apps on the cluster's stores
+    "bench": 5,             # the measurements: anything below
+    "swiftcloud": 6,        # roof: the command line, assembling every package's commands
+}
+# The roof's entry: imported by none, run by any floor through the one command line that names it.
+PRODUCT_ENTRY, PRODUCT_COMMAND = "swiftcloud", "hostkit.program"
 
 
 def modules() -> dict[str, Path]:
     found = {}
-    for package in PACKAGES:
+    for package in FLOORS:
         for path in (ROOT / package).rglob("*.py"):
             name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
             found[name.removesuffix(".__init__")] = path
@@ -66,6 +84,29 @@ def imports_of(module: str) -> Iterator[str]:
                 yield resolved
 
 
+MODULE_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+(:[A-Za-z_][A-Za-z0-9_]*)?")
+
+
+def modules_named_in_strings(module: str) -> Iterator[tuple[str, str]]:
+    """(string, module of ours it names): whole strings that are a dotted module path (a
+    registry's "package.module:Class", importlib's argument), and the MODULE after a "-m"."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_PATH.fullmatch(node.value):
+            name = node.value.partition(":")[0]
+            if name in MODULES:
+                yield node.value, name
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            words = [element.value if isinstance(element, ast.Constant) else None for element in node.elts]
+            for flag, word in zip(words, words[1:]):
+                if flag == "-m" and isinstance(word, str) and _resolve(word) == word:
+                    yield word, word
+
+
+def floor(module: str) -> int:
+    return FLOORS[module.split(".")[0]]
+
+
 GRAPH = nx.DiGraph()
 for _module in MODULES:
     GRAPH.add_node(_module)
@@ -79,9 +120,32 @@ def edges(source: str, target: str) -> list[tuple[str, str]]:
     return sorted((a, b) for a, b in GRAPH.edges if under(a, source) and under(b, target))
 
 
-def test_no_import_loops_in_the_engine_or_the_storage_layer() -> None:
-    ours = GRAPH.subgraph(m for m in MODULES if m.split(".")[0] in ("engine", "storage_adapters", "mosastore"))
-    loops = [sorted(component) for component in nx.strongly_connected_components(ours) if len(component) > 1]
+def test_every_package_has_a_floor() -> None:
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests"}
+    assert packages <= set(FLOORS)
+
+
+def test_every_import_goes_down_a_floor() -> None:
+    upward = [(a, b) for a, b in GRAPH.edges
+              if a.split(".")[0] != b.split(".")[0] and floor(b) >= floor(a)]
+    assert upward == []
+
+
+def test_no_string_names_a_module_on_a_higher_floor() -> None:
+    upward = [(module, text) for module in MODULES for text, named in modules_named_in_strings(module)
+              if module.split(".")[0] != named.split(".")[0] and floor(named) >= floor(module)
+              and (named, module) != (PRODUCT_ENTRY, PRODUCT_COMMAND)]
+    assert upward == []
+
+
+def test_the_roof_is_imported_by_none_and_run_by_one_command_line() -> None:
+    assert [a for a, b in GRAPH.edges if b.split(".")[0] == PRODUCT_ENTRY and a.split(".")[0] != PRODUCT_ENTRY] == []
+    assert (ROOT / PRODUCT_ENTRY / "__main__.py").is_file()
+    assert PRODUCT_COMMAND in MODULES and (PRODUCT_ENTRY, PRODUCT_ENTRY) in modules_named_in_strings(PRODUCT_COMMAND)
+
+
+def test_no_import_loops_between_files() -> None:
+    loops = [sorted(component) for component in nx.strongly_connected_components(GRAPH) if len(component) > 1]
     assert loops == []
 
 
@@ -135,7 +199,7 @@ def test_no_module_of_the_engine_keeps_mutable_state() -> None:
 
 TWO_RUNS = """
 import sys
-from engine.cli import main
+from swiftcloud.cli import main
 for _ in range(2):
     status = main(["run", "--transport", "local", "-n", "3", "--run-dir", sys.argv[2] + "/" + str(_),
                    sys.argv[1]])
@@ -170,9 +234,3 @@ def test_two_runs_in_one_process_give_what_two_processes_give(tmp_path: Path, ru
     together = "".join(outputs)
     expected = sum(i * i for i in range(1, 41))
     assert together == f"persist 1\nsum {expected}\nstatus 0\n" * 2  # persist is first: it waits for nothing
-
-
-def test_the_study_sits_on_top_only_the_cli_reaches_it() -> None:
-    assert {a for a, _ in edges("engine", "study")} <= {"engine.cli"}
-    for package in ("storage_adapters", "mosastore", "cluster", "batch"):
-        assert edges(package, "study") == []

@@ -39,7 +39,7 @@ def test_killing_the_engine_leaves_no_process(tmp_path: Path, transport: str, si
     (tmp_path / "naps.swift").write_text(SCRIPT)
     mark = uuid.uuid4().hex
     env = {**os.environ, "PYTHONPATH": str(ROOT), MARK: mark}
-    engine = subprocess.Popen([sys.executable, "-m", "engine.cli", "run", "-n", "3", "--transport", transport,
+    engine = subprocess.Popen([sys.executable, "-m", "swiftcloud", "run", "-n", "3", "--transport", transport,
                                "naps.swift"], cwd=tmp_path, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -70,7 +70,7 @@ def test_a_lost_workers_app_is_ended_and_its_task_runs_again(tmp_path: Path) -> 
         'file f <"result.txt"> = once();\n')
     mark = uuid.uuid4().hex
     env = {**os.environ, "PYTHONPATH": str(ROOT), MARK: mark}
-    engine = subprocess.Popen([sys.executable, "-m", "engine.cli", "run", "-n", "3", "--transport", "local",
+    engine = subprocess.Popen([sys.executable, "-m", "swiftcloud", "run", "-n", "3", "--transport", "local",
                                "once.swift"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     try:

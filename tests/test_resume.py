@@ -130,7 +130,7 @@ class Outputs:
 def _run(cwd: Path, storage: str, directory: str, *args: str, mark: str, transport: str,
          env: dict[str, str]) -> subprocess.Popen[str]:
     chosen = [] if storage == "local" else ["--storage", storage]  # local: plain paths, the usual case
-    return subprocess.Popen([sys.executable, "-m", "engine.cli", "run", "-n", "3", "--transport", transport,
+    return subprocess.Popen([sys.executable, "-m", "swiftcloud", "run", "-n", "3", "--transport", transport,
                              *chosen, *args, "wf.swift", f"--dir={directory}"], cwd=cwd,
                             env={**env, MARK: mark}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -152,7 +152,7 @@ def _victims(mark: str, victim: str) -> list[psutil.Process]:
             continue
         if victim == "rank" and "engine.scheduler.launch" in command:
             found.append(process)
-        elif victim == "worker" and "engine.cli" in parent_command and "engine.cli" in command:
+        elif victim == "worker" and "-m swiftcloud" in parent_command and "-m swiftcloud" in command:
             found.append(process)  # a local worker: the engine's own forked child
         elif victim == "app" and command.startswith("sh -c printf"):
             found.append(process)

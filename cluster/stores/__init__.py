@@ -11,12 +11,15 @@ the bucket of `s3` on every node (starting `s3` first if needed).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from cluster.state import ClusterState
 from cluster.stores import chirp, hdfs, mosastore, s3, s3fs
 from cluster.stores.common import Expose, services_dir
-from storage_adapters.errors import ServiceError
+from hostkit.errors import ServiceError
 
-__all__ = ["CLUSTER_STORES", "HUB_SERVICES", "RECORDS", "SERVICE_NAMES", "purge", "services_dir", "start"]
+__all__ = ["CLUSTER_STORES", "HUB_SERVICES", "RECORDS", "SERVICE_NAMES", "purge", "services_dir", "start",
+           "with_daemons"]
 
 STARTERS = {"mosastore": mosastore.start, "s3": s3.start, "hdfs": hdfs.start, "chirp": chirp.start,
             "s3fs": s3fs.start}
@@ -24,6 +27,12 @@ CLUSTER_STORES = ("local", *STARTERS)
 SERVICE_NAMES = (mosastore.MANAGER_NAME, s3.NAME, hdfs.NAME, chirp.NAME)  # what every hosts file names
 HUB_SERVICES = (s3.NAME,)  # services of no node: in the hub, reached over each node's own link
 RECORDS = ("mosastore", "minio", "hdfs", "chirp", "s3fs")  # the service records the stores write
+
+
+def with_daemons(stores: Iterable[str]) -> tuple[str, ...]:
+    """The stores to start among `stores`, each once: all but `local`, which needs no daemon
+    (`start` brings up what one needs first, as s3 for s3fs)."""
+    return tuple(dict.fromkeys(store for store in stores if store != "local"))
 
 
 def start(cluster: ClusterState, store: str, expose: Expose) -> None:

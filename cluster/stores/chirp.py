@@ -14,8 +14,10 @@ from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
 from cluster.stores.common import Expose, python_module, services_dir
+from hostkit.ports import port_open
+from hostkit.processes import wait_until
+from hostkit.records import ServiceRecord, save_record
 from storage_adapters.chirp import service as chirp
-from storage_adapters.services.common import ServiceRecord, port_open, save_record, wait_until
 
 NAME = "chirp-server"
 PORT = 9094

@@ -17,8 +17,9 @@ from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
 from cluster.stores.common import Expose, python_module, services_dir, store_dir
+from hostkit.processes import wait_until
+from hostkit.records import ServiceRecord, save_record
 from storage_adapters.hdfs import service as hdfs
-from storage_adapters.services.common import ServiceRecord, save_record, wait_until
 
 NAME = "hdfs-namenode"
 PORT, HTTP_PORT = 8020, 9870

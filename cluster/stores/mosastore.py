@@ -17,9 +17,11 @@ from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
 from cluster.stores.common import Expose, python_module, services_dir, store_dir
+from hostkit.ports import port_open
+from hostkit.processes import wait_until
+from hostkit.records import ServiceRecord, save_record
 from mosastore import deploy
 from mosastore.auth import check_secret, new_secret, read_secret_file, write_secret_file
-from storage_adapters.services.common import ServiceRecord, port_open, save_record, wait_until
 
 NAME = "mosastore"
 MANAGER_NAME = "mosastore-manager"

@@ -14,11 +14,12 @@ import os
 from typing import Any
 
 from cluster import netns
-from cluster.state import HUB_ADDRESS, ClusterState
+from cluster.state import ClusterState, HUB_ADDRESS
 from cluster.stores.common import Expose, services_dir, store_dir
-from storage_adapters.fuse.mounting import module_environment, started
+from hostkit.processes import spawn, started, wait_until
+from hostkit.program import module_environment
+from hostkit.records import ServiceRecord, save_record
 from storage_adapters.services import minio
-from storage_adapters.services.common import ServiceRecord, save_record, spawn, wait_until
 
 NAME = "s3"
 PORT, CONSOLE_PORT = 9000, 9001

@@ -18,9 +18,9 @@ from cluster.nodes import mount_on
 from cluster.state import ClusterState
 from cluster.stores import s3
 from cluster.stores.common import Expose, services_dir, store_dir
-from storage_adapters.errors import ServiceError
+from hostkit.errors import ServiceError
+from hostkit.records import ServiceRecord, load_record, save_record
 from storage_adapters.services import minio, s3fs_mount
-from storage_adapters.services.common import ServiceRecord, load_record, save_record
 
 NAME = s3fs_mount.NAME
 PASSWD_FILE = "passwd-s3fs"

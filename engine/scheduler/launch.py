@@ -7,9 +7,13 @@
 - **start mpiexec** (`-n N` with `--transport mpi`, or `auto` with MPI
   installed): run the venv's own `mpiexec` (the `mpich` wheel's, the MPI
   that mpi4py loads) and return its exit status, like `swift-t -n N` (see
-  supervise.py). Rank 0 runs `python -m engine.cli run --mpi ...`; the
-  worker ranks run the leaner `python -m engine.scheduler.launch`, which
-  skips the command line and compiler imports.
+  supervise.py). Rank 0 runs `swiftcloud run --mpi ...` (`hostkit.program`:
+  the whole product, every package's stores registered); the worker ranks run
+  the leaner `python -m engine.scheduler.launch`, which skips the command line
+  and compiler imports (a worker opens only staging stores, the storage
+  layer's own).
+- **elsewhere** (`--cluster`, an option the cluster package adds to `run`):
+  its launcher (`args.host_launcher`) runs the job over other hosts.
 - **join** (`--mpi`, or any process a launcher started: `mpiexec`, `mpirun`,
   `srun`): initialize MPI; rank 0 goes on as the engine with the MPI
   transport and `-n` taken from the job's size; ranks 1..N-1 serve tasks
@@ -35,12 +39,14 @@ import importlib.util
 import os
 import sys
 import sysconfig
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
 
-from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, UsageError
+from engine.errors import UsageError
+from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
+from hostkit.program import importable, swiftcloud_command
 
 if TYPE_CHECKING:
     from engine.scheduler.mpi_world import World
@@ -59,6 +65,10 @@ PMI_FAMILY = ("MPICH", "Intel(R) MPI", "MVAPICH")
 # core. Heavy yield makes those waits sleep (1.1 s of CPU per rank and second
 # of waiting down to 0.2 s here). Our own waits never block inside MPI.
 MPICH_WAITING = MappingProxyType({"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"})
+# A run on other hosts than this machine (the emulated cluster's nodes): the package that
+# provides them adds an option to `run` storing its launcher as `args.host_launcher`, which is
+# given the arguments and the transport asked for and returns the job's exit status.
+HostLauncher = Callable[[argparse.Namespace, str], int]
 
 
 @dataclass(frozen=True)
@@ -83,8 +93,9 @@ def enter_run(args: argparse.Namespace) -> int | None:
             raise UsageError(f"${TRANSPORT_ENV} is {transport!r}; use auto, local or mpi")
     if getattr(args, "mpi", False) or (launcher is not None and transport != "local"):
         return _join(args, launcher)
-    if getattr(args, "cluster", False):
-        return _run_on_cluster(args, transport)
+    host_launcher: HostLauncher | None = getattr(args, "host_launcher", None)
+    if host_launcher is not None:
+        return host_launcher(args, transport)
     if launcher is not None and (launcher.size or 1) > 1:
         raise UsageError(f"{launcher.name} started {launcher.size} copies of this run with "
                          "--transport local; each would run the whole script: use --mpi")
@@ -96,32 +107,7 @@ def enter_run(args: argparse.Namespace) -> int | None:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
     from engine.scheduler import supervise
 
-    return supervise.run_job(mpiexec_command(args.processes, sys.argv), _child_env())
-
-
-def _run_on_cluster(args: argparse.Namespace, transport: str) -> int:
-    """Run the job over the emulated cluster's nodes (see cluster/launch.py)."""
-    if transport == "local":
-        raise UsageError("--cluster runs workers on the cluster's nodes under MPI: leave out --transport local")
-    if not mpi_installed():
-        raise UsageError(f"--cluster needs mpi4py and the mpich wheel; {INSTALL_HINT}")
-    from cluster import launch as cluster_launch
-    from cluster.cli import state_dir
-    from engine.scheduler import supervise
-
-    cluster = cluster_launch.find(state_dir(None))
-    if args.processes is None:
-        args.processes = len(cluster.nodes) + 1
-    if args.processes < 2:
-        raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
-    words = sys.argv[1:]
-    if words[:1] != ["run"]:
-        raise UsageError("cannot repeat this command line on the cluster")
-    mpiexec = venv_mpiexec()
-    assert mpiexec is not None
-    # Rank 0 runs the same words with --mpi, which it obeys before --cluster.
-    argv, env = cluster_launch.job(cluster, args.processes, words[1:], mpiexec, _child_env())
-    return supervise.run_job(argv, env)
+    return supervise.run_job(mpiexec_command(args.processes, sys.argv), child_environment())
 
 
 def mpi_installed() -> bool:
@@ -138,14 +124,19 @@ def venv_mpiexec() -> str | None:
 
 def mpiexec_command(processes: int, argv: list[str]) -> list[str]:
     """The mpiexec line for this command line: rank 0 runs it again with `--mpi`, the
-    other ranks serve tasks (`python -m engine.scheduler.launch`)."""
+    other ranks serve tasks (`worker_rank_command`)."""
     words = argv[1:]
     if words[:1] != ["run"]:
         raise UsageError("cannot repeat this command line under mpiexec; use --transport local")
     mpiexec = venv_mpiexec()
     assert mpiexec is not None
-    return [mpiexec, "-n", "1", sys.executable, "-m", "engine.cli", "run", "--mpi", *words[1:],
-            ":", "-n", str(processes - 1), sys.executable, "-m", __name__]
+    return [mpiexec, "-n", "1", *swiftcloud_command("run", "--mpi", *words[1:]),
+            ":", "-n", str(processes - 1), *worker_rank_command()]
+
+
+def worker_rank_command() -> list[str]:
+    """What a worker rank of an MPI job runs: this module, which serves tasks."""
+    return [sys.executable, "-m", __name__]
 
 
 def detect_launcher(env: Mapping[str, str]) -> Launcher | None:
@@ -298,13 +289,9 @@ def _engine_exit(world: World) -> None:
     world.shutdown()
 
 
-def _child_env() -> dict[str, str]:
-    """Our environment, with this package importable by `python -m engine.cli` anywhere."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
-    paths = [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
-    env["PYTHONPATH"] = os.pathsep.join(paths)
-    return env
+def child_environment() -> dict[str, str]:
+    """Our environment, with this checkout importable by the job's ranks anywhere."""
+    return importable(os.environ)
 
 
 def worker_main() -> int:

@@ -33,9 +33,9 @@ from typing import Mapping, Sequence
 
 import psutil
 
-from engine.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
-from engine.scheduler import shm
 from engine.scheduler.lifetime import become_subreaper, die_with_parent
+from hostkit import shm
+from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
 
 STATUS_ENV = "SWIFTCLOUD_MPI_STATUS"
 TICK_S = 0.1

@@ -28,12 +28,12 @@ import os
 import posixpath
 from typing import IO, TYPE_CHECKING, ClassVar
 
+from hostkit.errors import StorageConfigError
+from hostkit.processes import Process
 from storage_adapters.base import DIRECTORY, FILE, FileInfo, StorageAdapter
 from storage_adapters.chirp import service
 from storage_adapters.chirp.client import ChirpClient, parse_address
 from storage_adapters.chirp.protocol import AuthenticationRefused, Connection
-from storage_adapters.errors import StorageConfigError
-from storage_adapters.fuse.mounting import Process
 from storage_adapters.mounted import MountedStore
 from storage_adapters.paths import is_temp_name, temp_sibling
 from storage_adapters.wholefile import WholeFileTransfers

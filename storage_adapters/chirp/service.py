@@ -37,27 +37,12 @@ from typing import Any
 
 import psutil
 
-from storage_adapters.errors import MissingDependencyError, ServiceError
-from storage_adapters.fuse.mounting import (
-    Process,
-    module_environment,
-    mount_client,
-    recorded_processes,
-    started,
-    stop_mounted_service,
-    unmount,
-)
-from storage_adapters.services.common import (
-    LOOPBACK,
-    ServiceRecord,
-    free_port,
-    port_open,
-    running_record,
-    save_record,
-    service_dir,
-    spawn,
-    wait_until,
-)
+from hostkit.errors import MissingDependencyError, ServiceError
+from hostkit.mounts import mount_client, recorded_processes, stop_mounted_service, unmount
+from hostkit.ports import LOOPBACK, free_port, port_open
+from hostkit.processes import Process, spawn, started, wait_until
+from hostkit.program import module_environment
+from hostkit.records import ServiceRecord, running_record, save_record, service_dir
 
 NAME = "chirp"
 FSTYPE = "fuse.chirp"

@@ -35,9 +35,9 @@ import urllib.request
 from collections import Counter
 from typing import IO, TYPE_CHECKING, ClassVar
 
+from hostkit.errors import StorageConfigError
+from hostkit.processes import Process
 from storage_adapters.base import DIRECTORY, FILE, FileInfo, StorageAdapter
-from storage_adapters.errors import StorageConfigError
-from storage_adapters.fuse.mounting import Process
 from storage_adapters.hdfs import service
 from storage_adapters.hdfs.client import Hdfs
 from storage_adapters.mounted import MountedStore

@@ -30,26 +30,11 @@ from dataclasses import asdict
 from typing import Any
 from xml.sax.saxutils import escape
 
-from storage_adapters.errors import MissingDependencyError, ServiceError
-from storage_adapters.fuse.mounting import (
-    Process,
-    mount_client,
-    recorded_processes,
-    started,
-    stop_mounted_service,
-    unmount,
-)
-from storage_adapters.services.common import (
-    LOOPBACK,
-    ServiceRecord,
-    free_port,
-    log_tail,
-    running_record,
-    save_record,
-    service_dir,
-    spawn,
-    wait_until,
-)
+from hostkit.errors import MissingDependencyError, ServiceError
+from hostkit.mounts import mount_client, recorded_processes, stop_mounted_service, unmount
+from hostkit.ports import LOOPBACK, free_port
+from hostkit.processes import Process, log_tail, spawn, started, wait_until
+from hostkit.records import ServiceRecord, running_record, save_record, service_dir
 
 NAME = "hdfs"
 FSTYPE = "fuse.hdfs"

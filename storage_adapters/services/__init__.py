@@ -1,9 +1,11 @@
 """Local servers for trying and testing backends: `swiftcloud services start|stop|status NAME`.
 
-Each service module (`minio`, `sshd`, `s3fs_mount`) offers `start(state_dir)
--> ServiceRecord`, `stop(state_dir) -> bool` and `status(state_dir) ->
-ServiceRecord | None`; this package maps service names to them, importing
-lazily. Tests use the same functions as fixtures.
+Each service module (`minio`, `sshd`, `s3fs_mount`, the Chirp and HDFS servers)
+offers `start(state_dir) -> ServiceRecord`, `stop(state_dir) -> bool` and
+`status(state_dir) -> ServiceRecord | None`; this package maps service names to
+them, importing lazily. A package above the storage layer adds its own with
+`register_service` (MosaStore's, and the trial Slurm of `batch`). Tests use the
+same functions as fixtures.
 """
 
 from __future__ import annotations
@@ -11,18 +13,21 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from storage_adapters.errors import ServiceError
-from storage_adapters.services.common import ServiceRecord
+from hostkit.errors import ServiceError
+from hostkit.records import ServiceRecord
 
 _SERVICE_MODULES = {
     "chirp": "storage_adapters.chirp.service",
     "hdfs": "storage_adapters.hdfs.service",
     "minio": "storage_adapters.services.minio",
-    "mosastore": "mosastore.service",
     "s3fs": "storage_adapters.services.s3fs_mount",
-    "slurm": "batch.slurm_service",  # not storage: the trial batch system `submit -m slurm` can use
     "sshd": "storage_adapters.services.sshd",
 }
+
+
+def register_service(name: str, module: str) -> None:
+    """Add (or replace) service `name`, offered by `module` (of the package that registers it)."""
+    _SERVICE_MODULES[name] = module
 
 
 def known_services() -> list[str]:

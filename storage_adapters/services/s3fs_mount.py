@@ -17,21 +17,19 @@ import shutil
 import subprocess
 import time
 
-from storage_adapters.errors import MissingDependencyError, ServiceError, StorageConfigError
-from storage_adapters.services import minio
-from storage_adapters.services.common import (
+from hostkit.errors import MissingDependencyError, ServiceError, StorageConfigError
+from hostkit.mounts import fusermount, mounted_fstype
+from hostkit.processes import is_running, spawn, stop_process, wait_until
+from hostkit.records import (
     LOG_FILE,
     ServiceRecord,
-    is_running,
     load_record,
     record_process,
     running_record,
     save_record,
     service_dir,
-    spawn,
-    stop_process,
-    wait_until,
 )
+from storage_adapters.services import minio
 
 NAME = "s3fs"
 FUSE_DEVICE = "/dev/fuse"
@@ -42,28 +40,12 @@ def check_fuse(device: str = FUSE_DEVICE) -> None:
     """Fail unless s3fs, a fusermount and a usable FUSE device are present."""
     if shutil.which("s3fs") is None:
         raise MissingDependencyError("s3fs is not installed: apt-get install s3fs fuse3")
-    if _fusermount() is None and os.geteuid() != 0:
+    if fusermount() is None and os.geteuid() != 0:
         raise MissingDependencyError("fusermount is not installed: apt-get install fuse3")
     if not os.path.exists(device):
         raise StorageConfigError(f"FUSE is unavailable: {device} does not exist (load the fuse module, or give the container the device)")
     if not os.access(device, os.R_OK | os.W_OK):
         raise StorageConfigError(f"FUSE is unavailable: {device} is not readable and writable by this user")
-
-
-def mounted_fstype(path: str, mountinfo: str = "/proc/self/mountinfo") -> str | None:
-    """The file system type mounted exactly at `path` (the topmost one), or None; `mountinfo`
-    names another process's table to look into its mount namespace."""
-    target = os.path.realpath(path)
-    fstype = None
-    try:
-        with open(mountinfo) as table:
-            for line in table:
-                fields = line.split()
-                if _unescape(fields[4]) == target:
-                    fstype = fields[fields.index("-") + 1]
-    except OSError:
-        return None
-    return fstype
 
 
 def mount(
@@ -104,7 +86,7 @@ def unmount(record: ServiceRecord, timeout: float = 20.0) -> None:
     """Unmount what `mount` mounted, wait for its s3fs process to end, drop the passwd file."""
     mountpoint, pid, create_time = record.info["mountpoint"], record.pid, record.create_time
     if mounted_fstype(mountpoint) is not None:
-        tool = _fusermount()
+        tool = fusermount()
         argv = [tool, "-u", mountpoint] if tool else ["umount", mountpoint]
         result = subprocess.run(argv, capture_output=True, text=True, check=False)
         if result.returncode != 0 and mounted_fstype(mountpoint) is not None:
@@ -162,12 +144,3 @@ def status(state_dir: str) -> ServiceRecord | None:
     if record is None or mounted_fstype(record.info["mountpoint"]) != S3FS_FSTYPE:
         return None
     return record
-
-
-def _fusermount() -> str | None:
-    return shutil.which("fusermount3") or shutil.which("fusermount")
-
-
-def _unescape(field: str) -> str:
-    """Undo the octal escapes (`\\040` for a space) of /proc/self/mountinfo."""
-    return field.encode().decode("unicode_escape") if "\\" in field else field

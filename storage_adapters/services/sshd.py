@@ -14,21 +14,17 @@ import os
 import shutil
 import subprocess
 
-from storage_adapters.errors import MissingDependencyError, ServiceError
-from storage_adapters.services.common import (
+from hostkit.errors import MissingDependencyError, ServiceError
+from hostkit.ports import LOOPBACK, free_port, port_open
+from hostkit.processes import spawn, stop_process, wait_until
+from hostkit.records import (
     LOG_FILE,
-    LOOPBACK,
     ServiceRecord,
-    free_port,
     load_record,
-    port_open,
     record_process,
     running_record,
     save_record,
     service_dir,
-    spawn,
-    stop_process,
-    wait_until,
 )
 
 NAME = "sshd"

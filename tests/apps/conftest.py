@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from storage_adapters.errors import MissingDependencyError, StorageConfigError
+from hostkit.errors import MissingDependencyError, StorageConfigError
 from storage_adapters.services import start_service, stop_service
 
 ROOT = Path(__file__).resolve().parents[2]

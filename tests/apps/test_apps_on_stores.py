@@ -25,7 +25,7 @@ CASES = {
 
 
 def swiftcloud(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "swiftcloud", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 
 

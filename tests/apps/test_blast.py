@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from hostkit.errors import MissingDependencyError, StorageConfigError
 from storage_adapters.chirp import service as chirp_service
-from storage_adapters.errors import MissingDependencyError, StorageConfigError
 from storage_adapters.services import service_status, start_service, stop_service
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ def run_workflow(cwd: Path, *args: str, storage: str | None = None,
                  env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(env or os.environ, PYTHONPATH=str(REPO))
     where = ["--storage", storage] if storage else []
-    command = [sys.executable, "-m", "engine.cli", "run", "--run-dir", "run", *where, str(WORKFLOW),
+    command = [sys.executable, "-m", "swiftcloud", "run", "--run-dir", "run", *where, str(WORKFLOW),
                f"--bin={BIN}", *args]
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
@@ -246,7 +246,7 @@ def test_a_store_gives_the_same_hits_as_plain_paths(backend: str, stores: dict[s
     assert not (tmp_path / "out").exists(), f"--storage {backend} wrote outside its store"
     for name in ("hits.tsv", "top_hits.tsv"):
         fetched = tmp_path / "fetched" / name
-        got = subprocess.run([sys.executable, "-m", "engine.cli", "get", "--storage", backend,
+        got = subprocess.run([sys.executable, "-m", "swiftcloud", "get", "--storage", backend,
                               f"out/{name}", str(fetched)], cwd=tmp_path,
                              env=dict(stores, PYTHONPATH=str(REPO)),
                              capture_output=True, text=True, timeout=120)

@@ -48,7 +48,7 @@ def run_sweep(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The workflow through the CLI, from the repository root (leaf programs are relative paths)."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.run(
-        [sys.executable, "-m", "engine.cli", "run", "-n", "3", "--run-dir", str(out / "run"),
+        [sys.executable, "-m", "swiftcloud", "run", "-n", "3", "--run-dir", str(out / "run"),
          WORKFLOW, f"--out={out / 'sweep'}", *args],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
 

@@ -64,7 +64,7 @@ BOUNDARY_MARGIN = 0.02
 
 def run_workflow(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    command = [sys.executable, "-m", "engine.cli", "run", "-n", "3", "--run-dir", "run", str(WORKFLOW), *args]
+    command = [sys.executable, "-m", "swiftcloud", "run", "-n", "3", "--run-dir", "run", str(WORKFLOW), *args]
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
 
 

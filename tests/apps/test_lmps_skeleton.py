@@ -31,7 +31,7 @@ HOUR_ARGS = ["--chunk=1", f"--hours={HOURS}", f"--start={START}"]
 
 def swiftcloud(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     env = env or {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=cwd, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "swiftcloud", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=600)
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from batch import slurm_service
 from cluster import netns
-from storage_adapters.services.common import ServiceRecord
+from hostkit.records import ServiceRecord
 from tests.batch.trial import swiftcloud
 
 

@@ -17,8 +17,8 @@ import pytest
 
 from batch.job_store import node_dir_for
 from engine.observe.runlog import read_events
+from hostkit.records import ServiceRecord
 from storage_adapters.chirp.service import ROOT_DATA
-from storage_adapters.services.common import ServiceRecord
 from tests.batch.trial import FAILING, PIPELINE, digests, job_processes, naps, swiftcloud
 
 GLOBBED = """

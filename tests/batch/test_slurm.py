@@ -16,7 +16,7 @@ import psutil
 
 from batch import slurm_service
 from engine.observe.runlog import read_events
-from storage_adapters.services.common import ServiceRecord
+from hostkit.records import ServiceRecord
 from tests.batch.trial import FAILING, PIPELINE, completed_jobs, digests, job_processes, naps, swiftcloud
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 
 from cluster import netns
-from storage_adapters.services.common import ServiceRecord
+from hostkit.records import ServiceRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINE = ROOT / "examples" / "file_pipeline.swift"
@@ -32,7 +32,7 @@ def naps(marker: str) -> str:
 def swiftcloud(*args: str, cwd: Path, state: Path, timeout: float = 180,
                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(state), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=cwd, env=environment,
+    return subprocess.run([sys.executable, "-m", "swiftcloud", *args], cwd=cwd, env=environment,
                           capture_output=True, text=True, timeout=timeout)
 
 

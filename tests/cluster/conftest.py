@@ -29,7 +29,7 @@ class Cluster:
         return json.loads((self.state / "cluster" / "cluster.json").read_text())
 
     def swiftcloud(self, *words: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "engine.cli", *words], cwd=cwd or self.state, env=self.env,
+        return subprocess.run([sys.executable, "-m", "swiftcloud", *words], cwd=cwd or self.state, env=self.env,
                               capture_output=True, text=True, timeout=timeout)
 
     def on_node(self, node: str, *argv: str) -> subprocess.CompletedProcess[str]:

@@ -67,7 +67,7 @@ def test_a_run_spreads_over_the_nodes_and_gives_the_outputs_of_one_host(cluster8
     helper.write_text(MEET)
     for where in ("here", "there", "place-here", "place-there"):
         (tmp_path / where).mkdir()
-    alone = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--transport", "local", "-n", "3",
+    alone = subprocess.run([sys.executable, "-m", "swiftcloud", "run", "--transport", "local", "-n", "3",
                             "--run-dir", str(tmp_path / "run-here"), str(script), f"--helper={helper}",
                             f"--place={tmp_path / 'place-here'}", "--need=1"], cwd=tmp_path / "here",
                            env=environment(cluster8.state), capture_output=True, text=True, timeout=300)
@@ -103,7 +103,7 @@ foreach i in [1:{LOCALITY_TASKS}] {{
 """
 COUNT = """
 import json, sys
-from storage_adapters.mosastore import MosaStoreAdapter
+from mosastore.adapter import MosaStoreAdapter
 from tests.storage.mosastore.locality import count_locality
 adapter = MosaStoreAdapter(sys.argv[1], "mosastore")
 count = count_locality(sys.argv[2], adapter)
@@ -190,7 +190,7 @@ def test_down_after_a_killed_run_leaves_nothing(tmp_path: Path) -> None:
     made = traces(cluster.record)
     script = tmp_path / "long.swift"
     script.write_text('app (void o) nap (int i) { "sleep" "600" }\nforeach i in [1:2] { nap(i); }\n')
-    run = subprocess.Popen([sys.executable, "-m", "engine.cli", "run", "--cluster", "--storage", "mosastore",
+    run = subprocess.Popen([sys.executable, "-m", "swiftcloud", "run", "--cluster", "--storage", "mosastore",
                             str(script)], cwd=tmp_path, env=cluster.env, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, start_new_session=True)
     try:

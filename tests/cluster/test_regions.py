@@ -9,7 +9,7 @@ import pytest
 
 from cluster.node_exec import main as node_exec
 from cluster.regions import DEFAULT_REGIONS, Region, load, place
-from storage_adapters.errors import StorageConfigError
+from hostkit.errors import StorageConfigError
 
 
 def test_nodes_fill_the_regions_in_order_and_the_last_takes_the_rest() -> None:

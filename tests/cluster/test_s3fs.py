@@ -14,7 +14,8 @@ from pathlib import Path
 
 import psutil
 
-from storage_adapters.services.s3fs_mount import S3FS_FSTYPE, mounted_fstype
+from hostkit.mounts import mounted_fstype
+from storage_adapters.services.s3fs_mount import S3FS_FSTYPE
 from tests.cluster.conftest import bring_up, take_down
 
 
@@ -44,7 +45,7 @@ def test_a_file_written_through_s3fs_on_one_node_is_read_whole_on_another(tmp_pa
         read = cluster.on_node("node3", "sha256sum", f"{mount['mountpoint']}/shared.bin")
         assert read.returncode == 0, read.stderr
         assert read.stdout.split()[0] == hashlib.sha256(data).hexdigest()
-        fetched = cluster.on_node("node1", sys.executable, "-m", "engine.cli", "get", "--storage", "s3",
+        fetched = cluster.on_node("node1", sys.executable, "-m", "swiftcloud", "get", "--storage", "s3",
                                   "shared.bin", str(tmp_path / "from-bucket.bin"))
         assert fetched.returncode == 0, fetched.stderr
         assert (tmp_path / "from-bucket.bin").read_bytes() == data

@@ -63,7 +63,7 @@ def two_regions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     here = tmp_path_factory.mktemp("reference")
     (here / "flow.swift").write_text(WORKFLOW)
-    run = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--transport", "local", "-n", "3", "flow.swift"],
+    run = subprocess.run([sys.executable, "-m", "swiftcloud", "run", "--transport", "local", "-n", "3", "flow.swift"],
                          cwd=here, env=environment(here), capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     return here / "out"
@@ -77,7 +77,7 @@ def test_a_store_on_the_cluster_gives_the_outputs_of_local_paths(two_regions: Cl
                                  "flow.swift", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     def fetch(node: str, name: str) -> bytes:
-        got = two_regions.on_node(node, sys.executable, "-m", "engine.cli", "get", "--storage", store,
+        got = two_regions.on_node(node, sys.executable, "-m", "swiftcloud", "get", "--storage", store,
                                   f"out/{name}", str(tmp_path / name))
         assert got.returncode == 0, got.stderr
         return (tmp_path / name).read_bytes()

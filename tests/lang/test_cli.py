@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def swiftcloud(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=cwd, env=full_env,
+    return subprocess.run([sys.executable, "-m", "swiftcloud", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -182,7 +182,7 @@ def test_internal_errors_are_one_line_unless_debugging(tmp_path: Path) -> None:
     (tmp_path / "hello.swift").write_text('trace("hi");\n')
     # A run log that divides by zero stands in for a bug (local transport: the patch stays in this process).
     boom = tmp_path / "boom.py"
-    boom.write_text("import sys\nfrom engine import cli\n"
+    boom.write_text("import sys\nfrom swiftcloud import cli\n"
                     "from engine.observe import runlog\n"
                     "runlog.RunLog.run_started = lambda *a, **k: 1 / 0\n"
                     "sys.exit(cli.main(sys.argv[1:]))\n")

@@ -197,7 +197,7 @@ def test_a_sample_runs_with_a_clean_exit_status(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT), SWIFT_TMP=str(tmp_path), SWIFTCLOUD_TRANSPORT="local")
     for path in sample:
         done = subprocess.run(
-            [sys.executable, "-m", "engine.cli", "run", "-n", "2", "--run-dir", str(tmp_path / "runs" / path.stem),
+            [sys.executable, "-m", "swiftcloud", "run", "-n", "2", "--run-dir", str(tmp_path / "runs" / path.stem),
              path.name], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
         assert done.returncode in (0, 1, 2), (path.read_text(), done.stderr)
         assert "Traceback" not in done.stderr and "internal error" not in done.stderr, (path.read_text(), done.stderr)

@@ -4,7 +4,7 @@ Each case is a real script plus optional companions (`.exp` expected stdout,
 `.d/` input files). Header comments in its first lines say what to expect;
 `README.md` beside this file describes the format. Every case runs in a fresh
 temporary directory, exactly as a user would run it:
-`python -m engine.cli run NNN-name.swift ARGS...`.
+`python -m swiftcloud run NNN-name.swift ARGS...`.
 
 Transports: every case runs under the local transport (`test_golden`). Under MPI
 (`test_golden_mpi`) run a fixed sample: the cases that give workers work, that is
@@ -197,7 +197,7 @@ def run_case(case: Case, workdir: Path, transport: str) -> subprocess.CompletedP
     env["SWIFT_TMP"] = str(workdir)
     env["SWIFTCLOUD_TRANSPORT"] = transport
     env.update(case.env)
-    command = [sys.executable, "-m", "engine.cli", "run", case.script.name, *case.args]
+    command = [sys.executable, "-m", "swiftcloud", "run", case.script.name, *case.args]
     return subprocess.run(
         command,
         cwd=workdir,

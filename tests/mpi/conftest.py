@@ -63,7 +63,7 @@ def run(mark: str, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def swiftcloud(*args: str) -> list[str]:
     """The `swiftcloud` command line, through this interpreter."""
-    return [sys.executable, "-m", "engine.cli", *args]
+    return [sys.executable, "-m", "swiftcloud", *args]
 
 
 def mpiexec(processes: int, *command: str) -> list[str]:

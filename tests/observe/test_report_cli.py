@@ -18,7 +18,7 @@ PNG = b"\x89PNG"
 
 def swiftcloud(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=cwd, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "swiftcloud", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=120)
 
 

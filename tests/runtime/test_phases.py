@@ -50,7 +50,7 @@ def run_workflow(tmp_path: Path, *options: str, script: str = SCRIPT) -> subproc
     mark = uuid.uuid4().hex
     env = {**os.environ, "PYTHONPATH": str(REPO), MARK: mark}
     try:
-        return subprocess.run([sys.executable, "-m", "engine.cli", "run", *options, "--run-dir", "run",
+        return subprocess.run([sys.executable, "-m", "swiftcloud", "run", *options, "--run-dir", "run",
                                "w.swift"], cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=300, stdin=subprocess.DEVNULL)
     finally:

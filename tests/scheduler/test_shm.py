@@ -1,4 +1,4 @@
-"""Sweeping the MPICH segments that killed ranks leave in /dev/shm (engine/scheduler/shm.py)."""
+"""Sweeping the MPICH segments that killed ranks leave in /dev/shm (hostkit/shm.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.scheduler import shm
+from hostkit import shm
 
 HOLD = """
 import mmap, sys

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from storage_adapters.errors import MissingDependencyError, StorageConfigError
-from storage_adapters.fuse.mounting import Process
+from hostkit.errors import MissingDependencyError, StorageConfigError
+from hostkit.mounts import mounted_fstype
+from hostkit.processes import Process, stop_process
+from hostkit.records import ServiceRecord
 from storage_adapters.services import minio, s3fs_mount, sshd
-from storage_adapters.services.common import ServiceRecord, stop_process
-from storage_adapters.services.s3fs_mount import mounted_fstype
 
 LARGE_SIZE = 200 * 1024 * 1024
 

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
+from hostkit.errors import StorageConfigError
+from hostkit.mounts import mounted_fstype
+from hostkit.records import ServiceRecord
 from storage_adapters.chirp import service
 from storage_adapters.chirp.adapter import ChirpAdapter, ChirpMountAdapter
 from storage_adapters.chirp.client import ChirpClient
 from storage_adapters.chirp.protocol import AuthenticationRefused, Connection
-from storage_adapters.errors import StorageConfigError
-from storage_adapters.services.common import ServiceRecord
-from storage_adapters.services.s3fs_mount import mounted_fstype
 
 from .abstract import StorageConformance
 from .conftest import assert_service_gone, unique_name
@@ -301,14 +301,14 @@ def test_try_it_mode_and_a_table_with_only_the_mode(chirp: ServiceRecord, tmp_pa
         work.mkdir()
         (work / "swiftcloud.toml").write_text(f'[storage.chirp]\nmode = "{mode}"\n')
         name = f"try/{mode}.txt"
-        put = subprocess.run([sys.executable, "-m", "engine.cli", "put", "--storage", "chirp", str(tmp_path / "in.txt"),
+        put = subprocess.run([sys.executable, "-m", "swiftcloud", "put", "--storage", "chirp", str(tmp_path / "in.txt"),
                               name], cwd=work, env=env, capture_output=True, text=True, timeout=60)
         assert put.returncode == 0, put.stderr
         assert (mount_of(chirp) / name).read_text() == "through chirp\n"
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "swiftcloud.toml").write_text('[storage.chirp]\nmode = "mounted"\n')
-    result = subprocess.run([sys.executable, "-m", "engine.cli", "get", "--storage", "chirp", "x", "y"], cwd=bad,
+    result = subprocess.run([sys.executable, "-m", "swiftcloud", "get", "--storage", "chirp", "x", "y"], cwd=bad,
                             env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "setting 'mode' must be \"staging\" or \"shared\"" in result.stderr

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from storage_adapters.cli import main
-from storage_adapters.services.common import ServiceRecord
+from hostkit.records import ServiceRecord
+from swiftcloud.cli import main
 
 from .conftest import unique_name
 

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from hostkit.errors import MissingDependencyError, StorageConfigError
+from hostkit.mounts import mounted_fstype
+from hostkit.ports import free_port
+from hostkit.records import ServiceRecord
 from storage_adapters import open_storage, registry
 from storage_adapters.config import load_settings
-from storage_adapters.errors import MissingDependencyError, StorageConfigError
 from storage_adapters.services import s3fs_mount
-from storage_adapters.services.common import ServiceRecord, free_port
 
 from .conftest import unique_name
 
@@ -205,7 +207,7 @@ def test_s3fs_bad_credentials_fail_before_mounting(tmp_path: Path, minio_server:
     path = config(tmp_path, s3fs_table(minio_server, tmp_path / "mnt"))
     with pytest.raises(StorageConfigError, match=r"storage 'mounted' \(s3fs, .*\): the server refused the credentials"):
         open_storage("mounted", path)
-    assert s3fs_mount.mounted_fstype(str(tmp_path / "mnt")) is None
+    assert mounted_fstype(str(tmp_path / "mnt")) is None
 
 
 def test_s3fs_adapter_mounts_and_unmounts_itself(tmp_path: Path, minio_server: ServiceRecord, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -218,9 +220,9 @@ def test_s3fs_adapter_mounts_and_unmounts_itself(tmp_path: Path, minio_server: S
     mount_path = tmp_path / "mnt"
     with open_storage("mounted", config(tmp_path, s3fs_table(minio_server, mount_path))) as store:
         assert store.mode == "shared"
-        assert s3fs_mount.mounted_fstype(str(mount_path)) == s3fs_mount.S3FS_FSTYPE
+        assert mounted_fstype(str(mount_path)) == s3fs_mount.S3FS_FSTYPE
         name = unique_name("auto")
         store.pipe(f"{name}.txt", b"through the auto mount")
         assert (mount_path / f"{name}.txt").read_bytes() == b"through the auto mount"
-    assert s3fs_mount.mounted_fstype(str(mount_path)) is None
+    assert mounted_fstype(str(mount_path)) is None
     assert not os.path.exists(tmp_path / "no-services" / "s3fs" / "passwd-s3fs")

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from storage_adapters.errors import StorageConfigError
+from hostkit.errors import StorageConfigError
+from hostkit.mounts import mounted_fstype
+from hostkit.records import ServiceRecord
 from storage_adapters.hdfs import service
 from storage_adapters.hdfs.adapter import HdfsAdapter, HdfsMountAdapter
-from storage_adapters.services.common import ServiceRecord
-from storage_adapters.services.s3fs_mount import mounted_fstype
 
 from .abstract import StorageConformance
 from .conftest import assert_service_gone, unique_name
@@ -164,7 +164,7 @@ def test_consumers_run_on_the_node_holding_their_input(hdfs: ServiceRecord, tmp_
     env = {**os.environ, "PYTHONPATH": str(ROOT),
            "SWIFTCLOUD_STATE_DIR": str(Path(hdfs.info["log"]).parent)}
     run = subprocess.run(
-        [sys.executable, "-m", "engine.cli", "run", "--transport", "local", "-n", "5", "--nodes", ",".join(nodes),
+        [sys.executable, "-m", "swiftcloud", "run", "--transport", "local", "-n", "5", "--nodes", ",".join(nodes),
          "--storage", "hdfs", "--run-dir", str(tmp_path / "run"), str(script)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
@@ -192,7 +192,7 @@ def test_try_it_mode_and_a_table_with_only_the_mode(hdfs: ServiceRecord, tmp_pat
         work.mkdir()
         (work / "swiftcloud.toml").write_text(f'[storage.hdfs]\nmode = "{mode}"\n')
         name = f"try/{unique_name(mode)}.txt"
-        put = subprocess.run([sys.executable, "-m", "engine.cli", "put", "--storage", "hdfs", str(tmp_path / "in.txt"),
+        put = subprocess.run([sys.executable, "-m", "swiftcloud", "put", "--storage", "hdfs", str(tmp_path / "in.txt"),
                               name], cwd=work, env=env, capture_output=True, text=True, timeout=60)
         assert put.returncode == 0, put.stderr
         assert (mount_of(hdfs) / name).read_text() == "through hdfs\n"

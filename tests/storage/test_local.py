@@ -83,7 +83,7 @@ def test_a_task_resolves_each_of_its_paths_once(tmp_path: Path) -> None:
     # The count is kept in the engine's process (local transport), by a wrapper around the call.
     counting = tmp_path / "counting.py"
     counting.write_text("import atexit, collections, json, sys\n"
-                        "from engine import cli\n"
+                        "from swiftcloud import cli\n"
                         "from storage_adapters.base import StorageAdapter\n"
                         "calls = collections.Counter()\n"
                         "resolve = StorageAdapter.local_path\n"

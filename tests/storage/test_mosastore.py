@@ -25,13 +25,13 @@ from pathlib import Path
 
 import pytest
 
-from storage_adapters.errors import StorageConfigError
+from hostkit.errors import StorageConfigError
+from hostkit.records import ServiceRecord
 from mosastore import deploy, service
-from storage_adapters.mosastore import MosaStoreAdapter
+from mosastore.adapter import MosaStoreAdapter
 from mosastore.auth import AuthenticationError, check_secret, client_handshake
 from mosastore.protocol import Channel, ProtocolError, RemoteError, send_message
 from mosastore.rpc import Connection, Pool
-from storage_adapters.services.common import ServiceRecord
 
 from .abstract import StorageConformance
 from .conftest import unique_name
@@ -511,7 +511,7 @@ def test_a_client_crash_during_a_write_never_publishes(tmp_path: Path) -> None:
 def test_services_command_and_try_it_mode(tmp_path: Path) -> None:
     state = str(tmp_path / "state")
     env = {**os.environ, "SWIFTCLOUD_STATE_DIR": state}
-    cli = [sys.executable, "-m", "storage_adapters.cli"]
+    cli = [sys.executable, "-m", "swiftcloud"]
     skip_unless_fuse()
     started = run(*cli, "services", "start", "mosastore", "--benefactors", "2", "--state-dir", state, env=env)
     assert "nodes node0,node1" in started

@@ -20,7 +20,7 @@ from pathlib import Path
 from tests.storage.mosastore.locality import chance_bar, count_locality
 from tests.storage.mosastore.stores import running_store
 
-from storage_adapters.mosastore import MosaStoreAdapter
+from mosastore.adapter import MosaStoreAdapter
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = 60
@@ -45,7 +45,7 @@ def test_consumers_run_on_the_node_holding_their_input(tmp_path: Path) -> None:
         script.write_text(WORKFLOW)
         env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(state)}
         run = subprocess.run(
-            [sys.executable, "-m", "engine.cli", "run", "--transport", "local", "-n", "5",
+            [sys.executable, "-m", "swiftcloud", "run", "--transport", "local", "-n", "5",
              "--nodes", ",".join(nodes), "--storage", "mosastore", "--run-dir", str(tmp_path / "run"),
              str(script)],
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from hostkit.records import ServiceRecord
 from storage_adapters.s3 import MB, S3Adapter
 from storage_adapters.s3client import make_client
-from storage_adapters.services.common import ServiceRecord
 
 from .abstract import StorageConformance
 from .conftest import unique_name

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from hostkit.records import ServiceRecord
 from storage_adapters.s3 import S3Adapter
 from storage_adapters.s3fs import S3fsAdapter
-from storage_adapters.services.common import ServiceRecord
 
 from .abstract import StorageConformance
 from .conftest import unique_name
@@ -47,8 +47,9 @@ def test_files_written_through_s3_are_seen_on_the_mount(minio_server: ServiceRec
 def test_stopping_the_s3fs_service_stops_the_minio_it_started(tmp_path: Path) -> None:
     """`services stop s3fs` after `services start s3fs` leaves no MinIO behind (issue 16 item 8),
     but keeps a MinIO that was running before."""
+    from hostkit.processes import is_running
+    from hostkit.records import load_record
     from storage_adapters.services import minio, s3fs_mount
-    from storage_adapters.services.common import is_running, load_record
 
     state_dir = str(tmp_path / "own")
     record = s3fs_mount.start(state_dir)

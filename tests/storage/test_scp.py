@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from hostkit.records import ServiceRecord
 from storage_adapters.scp import ScpAdapter
-from storage_adapters.services.common import ServiceRecord
 
 from .abstract import StorageConformance
 from .conftest import unique_name

@@ -27,9 +27,9 @@ import pytest
 from engine.runtime.builtins import SimpleContext
 from engine.task.contract import AppPhases, AppSpec, LeafError, StagingPlan
 from engine.task.run import TaskRunner
+from hostkit.records import ServiceRecord
 from storage_adapters import StorageConfigError, open_storage
 from storage_adapters.config import load_settings
-from storage_adapters.services.common import ServiceRecord
 from storage_adapters.staging import streams_inputs
 
 from .conftest import unique_name
@@ -77,7 +77,7 @@ def scratch_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def run_cli(config: Path, storage: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     (cwd / "w.swift").write_text(SCRIPT)
-    return subprocess.run([sys.executable, "-m", "engine.cli", "run", "-n", "3", "--transport", "local",
+    return subprocess.run([sys.executable, "-m", "swiftcloud", "run", "-n", "3", "--transport", "local",
                            "--config", str(config), "--storage", storage, "--run-dir", "run", "w.swift"],
                           cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
                           text=True, timeout=300, stdin=subprocess.DEVNULL)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from hostkit.errors import MissingDependencyError, StorageConfigError
 from storage_adapters.chirp import service as chirp_service
-from storage_adapters.errors import MissingDependencyError, StorageConfigError
 from storage_adapters.services import service_status, start_service, stop_service
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ SHARED_TABLES = ('[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n'
 
 
 def swiftcloud(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "swiftcloud", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from cluster.state import ClusterState, cluster_dir, load
-from storage_adapters.errors import ServiceError
-from study.io import MB, IoOptions, run
+from hostkit.errors import ServiceError
+from study.io import IoOptions, MB, run
 from study.io_node import PATTERNS, WORK_DIR
 from tests.cluster.conftest import Cluster, bring_up, pids_in, take_down
 

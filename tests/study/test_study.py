@@ -24,7 +24,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def study(*words: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "engine.cli", "study", *words], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "swiftcloud", "study", *words], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=1800)
 
 

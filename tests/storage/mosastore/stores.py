@@ -16,8 +16,8 @@ from contextlib import contextmanager
 
 import pytest
 
+from hostkit.records import ServiceRecord
 from mosastore import deploy, service
-from storage_adapters.services.common import ServiceRecord
 
 
 def skip_unless_fuse() -> None:

@@ -1,4 +1,5 @@
-"""The `mosastore` backend: the MosaStore FUSE mount (the store itself is the `mosastore` package) used as a shared POSIX directory.
+"""The `mosastore` storage backend: the MosaStore FUSE mount used as a shared POSIX directory
+(registered with the storage layer by `mosastore.plugin`).
 
 Mode "shared": tasks use paths under `mount_path` directly, so file
 operations are those of the `local` backend on the mount (writes go to a
@@ -31,12 +32,12 @@ import shutil
 import socket
 from typing import TYPE_CHECKING, ClassVar
 
+from hostkit.errors import ServiceError, StorageConfigError
 from mosastore import deploy, service
-from mosastore.auth import SECRET_ENV, AuthenticationError, check_secret, write_secret_file
+from mosastore.auth import AuthenticationError, SECRET_ENV, check_secret, write_secret_file
 from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, parse_hint
 from mosastore.rpc import Pool
 from storage_adapters.base import AtomicWriter, StoreFile, remove_quietly
-from storage_adapters.errors import ServiceError, StorageConfigError
 from storage_adapters.local import LocalAdapter
 from storage_adapters.paths import temp_sibling
 

@@ -1,4 +1,5 @@
-"""Starting a FUSE client process and releasing its mount, for any of our file systems.
+"""Mounts on this host: which file system is mounted where, starting a FUSE client
+process and releasing its mount, for any of our file systems.
 
 A client runs as `python -m PACKAGE mount …` in its own session with its log
 appended to a file, and is tracked by PID plus start time (`Process`), so it
@@ -13,78 +14,40 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from storage_adapters.errors import MissingDependencyError, ServiceError
-from storage_adapters.services.common import (
-    ServiceRecord,
-    forget_record,
-    is_running,
-    load_record,
-    spawn,
-    stop_process,
-    wait_until,
-)
-from storage_adapters.services.s3fs_mount import mounted_fstype
-
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from hostkit.errors import MissingDependencyError, ServiceError
+from hostkit.processes import Process, spawn, started, wait_until
+from hostkit.program import module_environment
+from hostkit.records import ServiceRecord, forget_record, load_record
 
 
-@dataclass
-class Process:
-    """One started server or client process."""
-
-    role: str
-    pid: int
-    create_time: float
-    log: str
-    port: int = 0
-    node: str = ""
-
-    def running(self) -> bool:
-        return is_running(self.pid, self.create_time)
-
-    def stop(self, timeout: float = 10.0) -> bool:
-        """SIGTERM, then SIGKILL after `timeout`; False if it had already ended.
-
-        Waits for the process to exit rather than to vanish: one started by an
-        earlier command is not our child and stays a zombie until init reaps it."""
-        if not self.running():
-            stop_process(self.pid, self.create_time)  # reaps it if it is our child
-            return False
-        os.kill(self.pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while self.running() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        stop_process(self.pid, self.create_time)
-        return True
-
-
-def started(role: str, process: subprocess.Popen[bytes], log: str, port: int = 0, node: str = "") -> Process:
-    """The record of a process just spawned."""
-    import psutil
-
+def mounted_fstype(path: str, mountinfo: str = "/proc/self/mountinfo") -> str | None:
+    """The file system type mounted exactly at `path` (the topmost one), or None; `mountinfo`
+    names another process's table to look into its mount namespace."""
+    target = os.path.realpath(path)
+    fstype = None
     try:
-        create_time = psutil.Process(process.pid).create_time()
-    except psutil.Error:
-        create_time = 0.0
-    return Process(role, process.pid, create_time, log, port, node)
+        with open(mountinfo) as table:
+            for line in table:
+                fields = line.split()
+                if _unescape(fields[4]) == target:
+                    fstype = fields[fields.index("-") + 1]
+    except OSError:
+        return None
+    return fstype
 
 
-def module_environment() -> dict[str, str]:
-    """Our environment, with this checkout importable and without an emulated node name."""
-    env = {key: value for key, value in os.environ.items() if key != "SWIFTCLOUD_NODE"}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [PROJECT_ROOT, env.get("PYTHONPATH")]))
-    return env
+def fusermount() -> str | None:
+    """The FUSE unmount tool installed here, if any."""
+    return shutil.which("fusermount3") or shutil.which("fusermount")
 
 
 def check_fuse_client(what: str) -> None:
     """Fail with a message saying what to install when a pyfuse3 client cannot mount here."""
-    if shutil.which("fusermount3") is None and shutil.which("fusermount") is None and os.geteuid() != 0:
+    if fusermount() is None and os.geteuid() != 0:
         raise ServiceError("fusermount3 is not installed: apt-get install fuse3")
     missing = [module for module in ("pyfuse3", "trio") if importlib.util.find_spec(module) is None]
     if missing:
@@ -108,7 +71,7 @@ def mount_client(argv: list[str], mountpoint: str, fstype: str, what: str, log: 
 def unmount(mountpoint: str, fstype: str, client: Process | None, timeout: float = 20.0) -> None:
     """Release the mount (lazily if busy) and wait for its client process to end."""
     if mounted_fstype(mountpoint) == fstype:
-        tool = shutil.which("fusermount3") or shutil.which("fusermount")
+        tool = fusermount()
         argv = [tool, "-u", mountpoint] if tool else ["umount", mountpoint]
         if subprocess.run(argv, capture_output=True, check=False).returncode != 0 and mounted_fstype(mountpoint):
             lazy = [tool, "-u", "-z", mountpoint] if tool else ["umount", "-l", mountpoint]
@@ -125,7 +88,7 @@ def unmount(mountpoint: str, fstype: str, client: Process | None, timeout: float
 def detach(mountpoint: str) -> None:
     """Take the mount out of the namespace at once (a lazy unmount), whatever its client is
     doing: for when the client may be killed before it could unmount (a batch job ending)."""
-    tool = shutil.which("fusermount3") or shutil.which("fusermount")
+    tool = fusermount()
     subprocess.run([tool, "-u", "-z", mountpoint] if tool else ["umount", "-l", mountpoint],
                    capture_output=True, check=False)
 
@@ -149,3 +112,8 @@ def stop_mounted_service(state_dir: str, name: str, fstype: str,
     stop_servers([process for process in recorded if process.role != "client"])
     forget_record(state_dir, name)
     return running
+
+
+def _unescape(field: str) -> str:
+    """Undo the octal escapes (`\\040` for a space) of /proc/self/mountinfo."""
+    return field.encode().decode("unicode_escape") if "\\" in field else field

@@ -1,0 +1,24 @@
+"""A script compiled against the standard library: what `run`, `check`, `dag` and `submit` compile.
+
+The engine's API for compiling a script file: the compiler (`engine.lang`) takes the
+library as an argument; this is where the standard one (the runtime's builtins and
+constants) is given to it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from engine.errors import UsageError
+from engine.lang.compile import compile as compile_program
+from engine.lang.ir import Program
+from engine.runtime.builtins import BUILTINS, CONSTANTS
+
+
+def compile_script(path: str, include: Sequence[str] = ()) -> Program:
+    """Compile the script file at `path` (searching `include` for its imports); its
+    warnings are in `program.warnings`. A missing file is a usage error."""
+    if not os.path.isfile(path):
+        raise UsageError(f"no such script: {path}")
+    return compile_program(path, BUILTINS, CONSTANTS, include)

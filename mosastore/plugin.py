@@ -1,0 +1,17 @@
+"""MosaStore's part in the product: the `--storage mosastore` backend and the `services start
+mosastore` service, registered with the storage layer (by the command line, or by any
+entry point that opens a store by name)."""
+
+from __future__ import annotations
+
+from storage_adapters.registry import register as register_backend
+from storage_adapters.services import register_service
+
+INSTALL_HINT = ("pip install pyfuse3 trio, and apt-get install fuse3 libfuse3-dev pkg-config"
+                " (see setup.d/30-mosastore.sh)")
+
+
+def register() -> None:
+    """Make `mosastore` a storage backend and a service (importing neither until used)."""
+    register_backend("mosastore", "mosastore.adapter:MosaStoreAdapter", INSTALL_HINT)
+    register_service("mosastore", "mosastore.service")
