@@ -69,7 +69,10 @@ class Snapshot:
     def left_behind(self, mark: str, base_temp: str) -> list[str]:
         """Everything of the suite's still there, one line each."""
         found = [f"process {p.pid}: {' '.join(_cmdline(p))[:200]}" for p in _ours(mark, base_temp)]
-        found += [f"mount {m}" for m in sorted(_mounts() - self.mounts)]
+        # The suite mounts only under its temporary directory and /run/netns: a mount elsewhere
+        # is another program's (a second suite or a developer's session on the same host).
+        places = (self.temp_dir.rstrip("/") + "/", NETNS_DIR + "/")
+        found += [f"mount {m}" for m in sorted(_mounts() - self.mounts) if m.startswith(places)]
         found += [f"network namespace {n}" for n in sorted(_entries(NETNS_DIR) - self.namespaces)]
         found += [f"{SHM_DIR}/{s}" for s in sorted(_entries(SHM_DIR) - self.shm)]
         found += [os.path.join(self.temp_dir, t) for t in sorted(_entries(self.temp_dir) - self.temporary)
