@@ -16,6 +16,7 @@ from pathlib import Path
 
 
 from cluster import lifecycle, probe
+from engine.observe.runlog import read_events
 from cluster.regions import Region
 from tests.cluster.conftest import ROOT, Cluster, assert_nothing_left, bring_up, environment, pids_in, traces
 from tests.storage.mosastore.locality import chance_bar
@@ -50,13 +51,13 @@ SPREAD = 4  # nodes that must run a task at once
 
 
 def _nodes_of_run(run_dir: Path) -> Counter[str]:
-    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines() if line.strip()]
+    events = read_events(str(run_dir))
     return Counter(event["node"] for event in events if event.get("event") == "start")
 
 
 def _meetings(run_dir: Path, helper: Path) -> dict[int, str]:
     """Task number -> the node the engine's log says ran that `meet` task (what the scheduler chose)."""
-    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines() if line.strip()]
+    events = read_events(str(run_dir))
     return {int(event["command"][-1]): event["node"] for event in events
             if event.get("event") == "start" and event["command"][:2] == ["python3", str(helper)]}
 
