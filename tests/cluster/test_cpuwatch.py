@@ -1,0 +1,66 @@
+"""CpuWatch: the host's busy fraction and the recorded daemons' CPU seconds over a measurement."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+
+import psutil
+
+from cluster.cpuwatch import CpuWatch, HostCounters, busy_between, host_counters
+from cluster.state import ClusterState
+from hostkit.processes import Process
+
+
+def test_busy_fraction_is_busy_ticks_over_all_ticks() -> None:
+    assert busy_between(HostCounters(100, 1000), HostCounters(400, 1400)) == 0.75
+    assert busy_between(HostCounters(5, 10), HostCounters(5, 10)) == 0.0
+
+
+def test_counters_only_grow() -> None:
+    first = host_counters()
+    second = host_counters()
+    assert 0 <= first.busy <= first.total
+    assert second.total >= first.total and second.busy >= first.busy
+
+
+def _burn(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_every_core_busy_is_saturated() -> None:
+    cores = psutil.cpu_count() or 1
+    with CpuWatch(None) as watch:
+        workers = [multiprocessing.Process(target=_burn, args=(0.6,)) for _ in range(cores)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    assert watch.window is not None
+    assert watch.window.host_busy > 0.9 and watch.window.saturated
+
+
+def test_a_recorded_daemon_is_charged_its_cpu_seconds(tmp_path) -> None:
+    daemon = subprocess.Popen([sys.executable, "-c", "import sys, time\nsys.stdin.readline()\n"
+                               "end = time.process_time() + 0.5\nwhile time.process_time() < end: pass\n"
+                               "sys.stdin.readline()"], stdin=subprocess.PIPE, text=True)
+    try:
+        cluster = ClusterState("swc0000", str(tmp_path), "hub", "br0", [])
+        cluster.processes.append(asdict(Process("benefactor", daemon.pid, psutil.Process(daemon.pid).create_time(),
+                                                str(tmp_path / "log"), node="node3")))
+        with CpuWatch(cluster) as watch:
+            daemon.stdin.write("go\n")
+            daemon.stdin.flush()
+            while psutil.Process(daemon.pid).cpu_times().user + psutil.Process(daemon.pid).cpu_times().system < 0.5:
+                time.sleep(0.02)  # polling the condition the test waits for, not a guess
+        used = watch.window.by_node["node3"]["benefactor"]
+        assert 0.45 <= used <= 2.0
+        assert watch.window.as_dict()["daemon_cpu_s"]["node3"]["benefactor"] == round(used, 2)
+    finally:
+        daemon.kill()
+        daemon.wait()
