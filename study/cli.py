@@ -82,8 +82,9 @@ def run_command(args: argparse.Namespace) -> int:
         say(f"interrupted; the cluster was taken down; partial results in {out_dir}")
         return EXIT_RUNTIME
     for claim in results["claims"]:
-        print(f"[{claim['verdict']:>12}] {claim['claim']}\n               {claim['measured']}")
-    print(f"\nresults: {os.path.join(out_dir, 'index.html')} ({results['seconds']:.0f} s)")
+        print(f"[{claim['verdict']:>12}] {claim['claim']}\n               {claim['summary']}")
+    print(f"\nevery case with its interval: {os.path.join(out_dir, 'claims.md')}")
+    print(f"results: {os.path.join(out_dir, 'index.html')} ({results['seconds']:.0f} s)")
     for part, error in results["errors"].items():
         print(f"part {part} failed: {error}", file=sys.stderr)
     return EXIT_RUNTIME if results["errors"] else EXIT_OK

@@ -1,5 +1,5 @@
 """The results directory's front pages: index.html (every figure, the claims table, the run's
-parameters) and claims.md (the claims table alone, ready for docs/study.md)."""
+parameters) and claims.md (the claims table and each claim's cases, ready for docs/study.md)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,38 @@ PART_TITLES = {
 }
 
 
+def _case_verdict(case: dict[str, Any]) -> str:
+    return case["verdict"] + (f" ({case['note']})" if case.get("note") else "")
+
+
 def claims_markdown(claims: list[dict[str, Any]]) -> str:
-    rows = ["| the study's claim | what we measured | verdict |", "|---|---|---|"]
+    """The claims table (claim, verdict, counts), then each claim's cases with their intervals."""
+    lines = ["| the study's claim | verdict | what we measured |", "|---|---|---|"]
+    lines += [f"| {claim['claim']} | **{claim['verdict']}** | {claim['summary']} |" for claim in claims]
     for claim in claims:
-        rows.append(f"| {claim['claim']} | {claim['measured']} | **{claim['verdict']}** |")
-    return "\n".join(rows) + "\n"
+        lines += ["", f"### {claim['claim']}", "", f"**{claim['verdict']}**: {claim['summary']}"]
+        if claim["cases"]:
+            lines += ["", "| case | measured (95% CI) | verdict |", "|---|---|---|"]
+            lines += [f"| {case['name']} | {case['measured']} | {_case_verdict(case)} |" for case in claim["cases"]]
+    return "\n".join(lines) + "\n"
+
+
+def _claims_html(claims: list[dict[str, Any]]) -> str:
+    """The same as claims_markdown, as HTML tables."""
+    def verdict(text: str, css: str) -> str:
+        return f"<td class='{html.escape(css.replace(' ', '-'))}'>{html.escape(text)}</td>"
+
+    rows = "".join(f"<tr><td>{html.escape(c['claim'])}</td>{verdict(c['verdict'], c['verdict'])}"
+                   f"<td>{html.escape(c['summary'])}</td></tr>" for c in claims)
+    page = (f"<h2>Claims</h2><table><tr><th>the study's claim</th><th>verdict</th><th>what we measured</th></tr>"
+            f"{rows}</table>")
+    for claim in claims:
+        page += f"<h3>{html.escape(claim['claim'])}</h3><p>{html.escape(claim['summary'])}</p>"
+        if claim["cases"]:
+            cases = "".join(f"<tr><td>{html.escape(case['name'])}</td><td>{html.escape(case['measured'])}</td>"
+                            f"{verdict(_case_verdict(case), case['verdict'])}</tr>" for case in claim["cases"])
+            page += f"<table><tr><th>case</th><th>measured (95% CI)</th><th>verdict</th></tr>{cases}</table>"
+    return page
 
 
 def write(out_dir: str, results: dict[str, Any]) -> str:
@@ -41,20 +68,15 @@ def write(out_dir: str, results: dict[str, Any]) -> str:
     for part, error in results.get("errors", {}).items():
         sections.append(f"<h2>{html.escape(PART_TITLES.get(part, part))}</h2><p class='error'>failed: "
                         f"{html.escape(error)}</p>")
-    claims = "".join(
-        f"<tr><td>{html.escape(c['claim'])}</td><td>{html.escape(c['measured'])}</td>"
-        f"<td class='{html.escape(c['verdict'])}'>{html.escape(c['verdict'])}</td></tr>"
-        for c in results.get("claims", []))
     parameters = {key: value for key, value in results.items() if key not in ("parts", "claims")}
     page = (
         "<!doctype html><meta charset='utf-8'><title>swiftcloud storage study</title>"
         "<style>body{font-family:sans-serif;max-width:1100px;margin:auto}img{max-width:100%}"
         "figure{display:inline-block;max-width:49%;margin:0 0 1em}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px;vertical-align:top}.holds{color:green}.differs{color:#b00}"
-        ".error{color:#b00}</style>"
+        ".inconclusive{color:#a60}.not-testable{color:#666}.error{color:#b00}</style>"
         f"<h1>Storage study ({html.escape(results.get('mode', ''))} mode)</h1>"
-        f"<h2>Claims</h2><table><tr><th>the study's claim</th><th>what we measured</th><th>verdict</th></tr>"
-        f"{claims}</table>{''.join(sections)}"
+        f"{_claims_html(results.get('claims', []))}{''.join(sections)}"
         f"<h2>Parameters</h2><pre>{html.escape(json.dumps(parameters, indent=2))}</pre>\n")
     path = os.path.join(out_dir, "index.html")
     with open(path, "w", encoding="utf-8") as handle:

@@ -89,7 +89,7 @@ def test_the_results_directory_holds_every_figure_and_the_claims(quick_workflows
     for timeline in timelines:
         assert "<script>" in (out / "workflows" / timeline).read_text() and f"href='workflows/{timeline}'" in page
     claims = (out / "claims.md").read_text()
-    assert claims.count("\n| ") == len(CHECKS) and "MosaStore finishes workflows" in claims
+    assert claims.count("\n### ") == len(CHECKS) and "MosaStore finishes workflows" in claims
     assert len(results["claims"]) == len(CHECKS)
     assert "S3 is the most variable" in done.stdout and "index.html" in done.stdout
 
