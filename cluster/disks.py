@@ -27,6 +27,7 @@ it is made (image, loop device, throttle rule), so `remove` also cleans up after
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -187,6 +188,39 @@ def remove(disk: Disk) -> None:
         for line in _run("losetup", "-j", disk.image).splitlines():
             _run("losetup", "-d", line.partition(":")[0])
         os.remove(disk.image)
+
+
+def remove_orphans(belongs: Callable[[str], bool]) -> int:
+    """Remove the disks of a cluster whose record is gone: every mount and loop device of a
+    node disk (`.../cluster/nodes/NODE`, `.../cluster/disks/NODE.img`) whose cluster directory
+    `belongs(directory)`; their throttles are lifted (v1) and their images deleted. How many."""
+    pattern = re.compile(r"(/.*)/(?:nodes/node[0-9]+|disks/node[0-9]+\.img)(?: \(deleted\))?")
+    with open("/proc/self/mountinfo") as table:
+        for line in table:
+            target = line.split()[4]
+            found = pattern.fullmatch(target)
+            if found and belongs(found.group(1)):
+                _run("umount", target)
+    removed = 0
+    listing = _run("losetup", "--list", "--noheadings", "--raw", "--output", "NAME,BACK-FILE")
+    for line in listing.splitlines():
+        device, _, backing = line.partition(" ")
+        found = pattern.fullmatch(backing.replace("\\x20", " "))
+        if found and belongs(found.group(1)):
+            number = os.stat(device).st_rdev
+            disk = Disk("", backing.removesuffix(" (deleted)"), "", 0, device, f"{os.major(number)}:{os.minor(number)}")
+            if all(os.path.exists(os.path.join(V1_ROOT, rule)) for rule in V1_RULES):
+                _throttle(disk, 0)  # cgroup v2's rules go with the cluster's cgroup
+            _run("losetup", "-d", device)
+            if os.path.exists(disk.image):
+                os.remove(disk.image)
+            removed += 1
+    return removed
+
+
+def orphan_cgroup(tag: str) -> str:
+    """The cgroup v2 directory cluster `tag` would have ('' without cgroup v2's io controller)."""
+    return cgroup_path(tag) if _cgroup2_root() is not None else ""
 
 
 def remove_cgroup(path: str) -> None:

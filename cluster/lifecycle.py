@@ -206,7 +206,9 @@ def down_orphan(tag: str, report: Report = lambda line: None) -> bool:
         raise ServiceError(f"processes {', '.join(map(str, left))} in the namespaces of {tag} did not end")
     for namespace in sorted(namespaces, key=lambda name: name.endswith("-hub")):
         netns.delete(namespace)
-    report(f"removed {len(namespaces)} namespaces of cluster {tag} (its record was gone)")
+    removed = disks.remove_orphans(lambda directory: tag_for(directory) == tag)
+    disks.remove_cgroup(disks.orphan_cgroup(tag))
+    report(f"removed {len(namespaces)} namespaces and {removed} node disks of cluster {tag} (its record was gone)")
     return True
 
 
