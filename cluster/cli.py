@@ -1,4 +1,4 @@
-"""`swiftcloud cluster up|down|status|exec`: the emulated cluster from the command line."""
+"""`swiftcloud cluster up|down|status|check|exec`: the emulated cluster from the command line."""
 
 from __future__ import annotations
 
@@ -42,13 +42,15 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     down.add_argument("--tag", metavar="TAG", help="take down what is left of cluster TAG (e.g. swc1a2b) whose"
                                                    " state directory was deleted; 'down' names such clusters")
     status = actions.add_parser("status", help="list the nodes and services (exit 1 if a node is down)")
+    check = actions.add_parser("check", help="measure links, paths, disks and S3 against what is configured"
+                                             " (exit 1 if one is off by more than 15%%)")
     run = actions.add_parser("exec", help="run a command on one node", description="Run COMMAND on NODE, "
                              "in its network, mounts and host name, e.g. 'swiftcloud cluster exec node2 -- "
                              "hostname'. swiftcloud commands run there use the cluster's stores: 'swiftcloud "
                              "cluster exec node1 -- swiftcloud get --storage s3 out/x.txt x.txt'")
     run.add_argument("node", metavar="NODE")
     run.add_argument("words", nargs=argparse.REMAINDER, metavar="-- COMMAND")
-    for action in (up, down, status, run):
+    for action in (up, down, status, check, run):
         action.add_argument("--state-dir", help="where the cluster keeps its record, logs and node directories"
                                                 " (default: $SWIFTCLOUD_STATE_DIR, else .swiftcloud/services)")
     parser.set_defaults(handler=run_cluster)
@@ -112,6 +114,14 @@ def run_cluster(args: argparse.Namespace) -> int:
     if args.action == "status":
         _print_status(cluster)
         return EXIT_OK if all(node.up() for node in cluster.nodes) else EXIT_RUNTIME
+    if args.action == "check":
+        from cluster import check
+
+        measured = check.measure(cluster, say)
+        print(check.report(measured))
+        for failure in measured["failures"]:
+            say(f"off: {failure}")
+        return EXIT_OK if measured["ok"] else EXIT_RUNTIME
     command = args.words[1:] if args.words[:1] == ["--"] else args.words
     if not command:
         raise UsageError("usage: swiftcloud cluster exec NODE -- COMMAND...")

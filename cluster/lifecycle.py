@@ -2,12 +2,13 @@
 
 `up` makes, in order: the hub namespace with its bridge (and one proxy address per
 remote region), per region a hosts file, per node a namespace, a veth pair shaped to
-the region's rate in both directions and a holder process (see holder.py), the
-latency proxies, the launcher script for mpiexec, and the requested stores. Each step
-is recorded before it is taken. `down` works from the record alone: it ends every
-process inside the cluster's namespaces (daemons, mpiexec, ranks and their apps; a
-node's mounts go with its last process), deletes the namespaces (their links go with
-them) and the cluster's directories, so it also cleans up after a crash.
+the region's rate in both directions, the node's own throttled disk (see disks.py) and a
+holder process (see holder.py), the latency proxies, the launcher script for mpiexec,
+and the requested stores. Each step is recorded before it is taken. `down` works from
+the record alone: it ends every process inside the cluster's namespaces (daemons,
+mpiexec, ranks and their apps; a node's mounts go with its last process), deletes the
+namespaces (their links go with them), unmounts and detaches the nodes' disks and lifts
+their throttles, and deletes the cluster's directories, so it also cleans up after a crash.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 
-from cluster import netns, node_exec, proxies, stores
+from cluster import disks, netns, node_exec, proxies, stores
 from cluster.nodes import start_holder
 from cluster.regions import DEFAULT_REGIONS, Region, place
 from cluster.state import ClusterState, HUB_ADDRESS, Node, PREFIX, SUBNET, cluster_dir, forget, load, tag_for
@@ -33,6 +34,7 @@ BRIDGE = "br0"
 TAG_PATTERN = re.compile(r"swc[0-9a-f]{4}")  # state.tag_for
 NODE_PATTERN = re.compile(r"node[0-9]+")
 LAUNCHER = "node-exec"
+DISKS = "disks"  # the nodes' disk images
 Report = Callable[[str], None]
 
 
@@ -57,6 +59,10 @@ def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS
             raise ServiceError(f"--storage {store}: the cluster can start {', '.join(stores.CLUSTER_STORES)}")
     placed = place(nodes, regions)
     os.makedirs(directory, mode=0o700, exist_ok=True)
+    with_disks = [region for region in placed if region.disk_mbps > 0]
+    if with_disks:
+        disks.mechanism()  # refuse before anything is made when the host cannot throttle a disk
+        disks.check_space(directory, len(with_disks))
     tag = tag_for(directory)
     used = [region for region in regions if region in placed]
     cluster = ClusterState(tag, directory, f"{tag}-hub", BRIDGE, [asdict(region) for region in used])
@@ -80,11 +86,17 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
     netns.add_bridge(cluster.hub, cluster.bridge, [f"{HUB_ADDRESS}/{PREFIX}"] +
                      [f"{proxies.region_address(index)}/{PREFIX}" for index in remote.values()])
     hosts = {region.name: _write_hosts(cluster, region.name, remote.get(region.name)) for region in used}
+    if any(region.disk_mbps > 0 for region in placed) and disks.mechanism() == "v2":
+        cluster.cgroup = disks.cgroup_path(cluster.tag)
+        cluster.save()
+        disks.make_cgroup(cluster.cgroup)
     for node, region in zip(cluster.nodes, placed):
         netns.add(node.namespace)
         netns.connect(cluster.hub, cluster.bridge, node.namespace, node.hub_end, f"{node.address}/{PREFIX}")
         netns.shape(node.namespace, "eth0", region.node_mbit)  # what the node sends
         netns.shape(cluster.hub, node.hub_end, region.node_mbit)  # what it receives
+        if region.disk_mbps > 0:
+            _make_disk(cluster, node, region)
         start_holder(cluster, node, hosts[region.name])
         cluster.save()
     report(f"{len(cluster.nodes)} nodes up in {time.monotonic() - started:.1f} s "
@@ -101,6 +113,22 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
         report(f"{store} started on every node in {time.monotonic() - began:.1f} s")
     cluster.phase = "up"
     cluster.save()
+
+
+def _make_disk(cluster: ClusterState, node: Node, region: Region) -> None:
+    """Mount the node's own disk over its directory, limited to the region's rate."""
+    os.makedirs(cluster.path(DISKS), mode=0o700, exist_ok=True)
+    disk = disks.Disk(node.name, cluster.path(DISKS, f"{node.name}.img"), cluster.path("nodes", node.name),
+                      int(region.disk_mbps * 1e6))
+    cluster.disks.append(asdict(disk))
+    cluster.save()
+
+    def record() -> None:
+        cluster.disks[-1] = asdict(disk)
+        cluster.save()
+
+    disks.make(disk, cluster.cgroup, record)
+    node.cgroup = cluster.cgroup
 
 
 def _expose(cluster: ClusterState, used: list[Region], remote: dict[str, int], name: str, address: str) -> None:
@@ -139,10 +167,13 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
         raise ServiceError(f"processes {', '.join(map(str, left))} in the cluster's namespaces did not end")
     for namespace in cluster.namespaces:
         netns.delete(namespace)
+    for disk in cluster.disks:
+        disks.remove(disks.Disk(**disk))
+    disks.remove_cgroup(cluster.cgroup)
     for store in stores.RECORDS:
         forget_record(stores.services_dir(cluster), store)
     stores.purge(cluster)
-    for part in ("nodes", "services", "mnt", "scratch", LAUNCHER, "toxiproxy.log") + tuple(
+    for part in ("nodes", DISKS, "services", "mnt", "scratch", LAUNCHER, "toxiproxy.log") + tuple(
             f"hosts-{region['name']}" for region in cluster.regions):
         path = cluster.path(part)
         if os.path.isdir(path):
@@ -175,7 +206,9 @@ def down_orphan(tag: str, report: Report = lambda line: None) -> bool:
         raise ServiceError(f"processes {', '.join(map(str, left))} in the namespaces of {tag} did not end")
     for namespace in sorted(namespaces, key=lambda name: name.endswith("-hub")):
         netns.delete(namespace)
-    report(f"removed {len(namespaces)} namespaces of cluster {tag} (its record was gone)")
+    removed = disks.remove_orphans(lambda directory: tag_for(directory) == tag)
+    disks.remove_cgroup(disks.orphan_cgroup(tag))
+    report(f"removed {len(namespaces)} namespaces and {removed} node disks of cluster {tag} (its record was gone)")
     return True
 
 

@@ -3,7 +3,9 @@
 A node is its holder's namespaces (see holder.py). `on_node(node, argv)` is the argv
 that runs `argv` there: `nsenter` joins the holder's network, mount and UTS
 namespaces and then execs the command, so the PID we record is the command's own and
-it is stopped by that PID like any service process.
+it is stopped by that PID like any service process. On a host with cgroup v2, the command
+first joins the cluster's cgroup (join_cgroup.py, which also execs in place), where its
+node's disk throttle holds.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from hostkit.processes import Process, spawn, started, wait_until
 from hostkit.program import PROJECT_ROOT, module_environment
 
 SHARED_SCRATCH = "scratch"  # under the cluster directory: each node sees its own behind it
+JOIN_CGROUP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "join_cgroup.py")
 
 
 def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
@@ -26,8 +29,9 @@ def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
     if not node.up():
         raise ServiceError(f"node {node.name} is not running: bring the cluster up again "
                            "('swiftcloud cluster down', then 'up')")
+    join = [sys.executable, JOIN_CGROUP, node.cgroup] if node.cgroup else []
     return ["nsenter", f"--target={node.holder_pid}", "--net", "--mount", "--uts",
-            f"--wd={cwd or os.getcwd()}", "--", *argv]
+            f"--wd={cwd or os.getcwd()}", "--", *join, *argv]
 
 
 def start_holder(cluster: ClusterState, node: Node, hosts_file: str) -> None:

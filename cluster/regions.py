@@ -8,6 +8,8 @@ A region file is TOML with one `[[region]]` table per region, nearest first:
     node_mbit = 1000     # each node's link, both directions (tc htb on its veth)
     rtt_ms = 0           # round trip added between this region and the home region's services
     wan_mbit = 0         # bandwidth of that path, 0 = only the node links limit it
+    disk_mbps = 150      # each node's own disk, read and write, in MB/s (10^6 bytes/s); 0 = no disk of
+                         # its own (the node's directory stays on the host's file system)
 
 Nodes fill the regions in order. The defaults model one zone, a second region on the same
 continent and a third across an ocean. Their round trips are typical of public cloud
@@ -34,6 +36,7 @@ class Region:
     node_mbit: float
     rtt_ms: float = 0.0
     wan_mbit: float = 0.0
+    disk_mbps: float = 150.0
 
 
 DEFAULT_REGIONS = (
@@ -59,21 +62,22 @@ def load(path: str) -> tuple[Region, ...]:
     regions = []
     for index, table in enumerate(tables, 1):
         where = f"{path}: region {index}"
-        unknown = set(table) - {"name", "nodes", "node_mbit", "rtt_ms", "wan_mbit"}
+        unknown = set(table) - {"name", "nodes", "node_mbit", "rtt_ms", "wan_mbit", "disk_mbps"}
         if unknown:
             raise StorageConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))}")
         name = table.get("name")
         if not isinstance(name, str) or not name.replace("-", "").isalnum():
             raise StorageConfigError(f"{where}: 'name' must be letters, digits and '-'")
         numbers = {key: table.get(key, default) for key, default in
-                   (("nodes", 0), ("node_mbit", 0), ("rtt_ms", 0.0), ("wan_mbit", 0.0))}
+                   (("nodes", 0), ("node_mbit", 0), ("rtt_ms", 0.0), ("wan_mbit", 0.0),
+                    ("disk_mbps", 150.0))}
         for key, value in numbers.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise StorageConfigError(f"{where} ({name}): '{key}' must be a number >= 0")
         if numbers["nodes"] < 1 or numbers["node_mbit"] <= 0:
             raise StorageConfigError(f"{where} ({name}): 'nodes' and 'node_mbit' must be more than 0")
         regions.append(Region(name, int(numbers["nodes"]), float(numbers["node_mbit"]),
-                              float(numbers["rtt_ms"]), float(numbers["wan_mbit"])))
+                              float(numbers["rtt_ms"]), float(numbers["wan_mbit"]), float(numbers["disk_mbps"])))
     if len({region.name for region in regions}) != len(regions):
         raise StorageConfigError(f"{path}: region names must differ")
     return tuple(regions)

@@ -34,6 +34,7 @@ class Node:
     hub_end: str
     holder_pid: int = 0
     holder_create_time: float = 0.0
+    cgroup: str = ""  # cgroup v2 only: the cgroup its processes join, for its disk's throttle
 
     def up(self) -> bool:
         return self.holder_pid > 0 and is_running(self.holder_pid, self.holder_create_time)
@@ -42,7 +43,8 @@ class Node:
 @dataclass
 class ClusterState:
     """The whole record; `processes` are the daemons started on nodes (hostkit.processes.Process
-    fields), `endpoints` the cluster's services as name -> address:port."""
+    fields), `endpoints` the cluster's services as name -> address:port, `disks` the nodes' own
+    disks (cluster.disks.Disk fields) and `cgroup` the cgroup v2 directory holding their throttles."""
 
     tag: str
     directory: str
@@ -53,6 +55,8 @@ class ClusterState:
     storage: list[str] = field(default_factory=list)
     processes: list[dict[str, Any]] = field(default_factory=list)
     endpoints: dict[str, str] = field(default_factory=dict)
+    disks: list[dict[str, Any]] = field(default_factory=list)
+    cgroup: str = ""
     phase: str = "starting"
 
     @property

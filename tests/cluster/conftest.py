@@ -43,12 +43,14 @@ def environment(state: Path) -> dict[str, str]:
 
 
 def traces(record: dict) -> dict[str, list]:
-    """What a cluster made, from its record: namespaces, link names, processes, the directory."""
+    """What a cluster made, from its record: namespaces, link names, processes, the directory,
+    the nodes' disks' throttle rules (MAJ:MIN) and cgroup."""
     pids = [(node["holder_pid"], node["holder_create_time"]) for node in record["nodes"]]
     pids += [(entry["pid"], entry["create_time"]) for entry in record["processes"]]
     return {"namespaces": [node["namespace"] for node in record["nodes"]] + [record["hub"]],
             "links": [node["hub_end"] for node in record["nodes"]], "pids": pids,
-            "directory": [record["directory"]]}
+            "directory": [record["directory"]], "rules": [disk["rule"] for disk in record.get("disks", [])],
+            "cgroup": [record["cgroup"]] if record.get("cgroup") else []}
 
 
 def assert_nothing_left(made: dict[str, list], also_pids: list[int] = ()) -> None:
@@ -68,6 +70,15 @@ def assert_nothing_left(made: dict[str, list], also_pids: list[int] = ()) -> Non
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, \
             f"process {pid} that ran in the cluster is still running"
     directory = made["directory"][0]
+    loops = subprocess.run(["losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE"], capture_output=True,
+                           text=True, check=True).stdout
+    assert directory not in loops, f"loop devices over files of the cluster are left: {loops}"
+    for rules in ("read_bps_device", "write_bps_device"):
+        path = Path("/sys/fs/cgroup/blkio") / f"blkio.throttle.{rules}"
+        if path.exists():
+            set_rules = [line.split()[0] for line in path.read_text().splitlines()]
+            assert not set(made.get("rules", [])) & set(set_rules), f"throttle rules left in {path}"
+    assert not [path for path in made.get("cgroup", []) if os.path.exists(path)], "the cluster's cgroup is left"
     for process in psutil.process_iter():
         try:
             with open(f"/proc/{process.pid}/mountinfo") as table:

@@ -25,14 +25,20 @@ def test_a_region_file_is_read_and_checked(tmp_path: Path) -> None:
     path.write_text('[[region]]\nname = "home"\nnodes = 4\nnode_mbit = 1000\n\n'
                     '[[region]]\nname = "far-away"\nnodes = 2\nnode_mbit = 100\nrtt_ms = 150\nwan_mbit = 50\n')
     assert load(str(path)) == (Region("home", 4, 1000.0), Region("far-away", 2, 100.0, 150.0, 50.0))
+    assert [region.disk_mbps for region in load(str(path))] == [150.0, 150.0]  # the default disk
     for text, message in [('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 1\nspeed = 3\n', "unknown setting(s) speed"),
                           ('[[region]]\nname = "a b"\nnodes = 1\nnode_mbit = 1\n', "'name' must be letters"),
+                          ('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 1\ndisk_mbps = -5\n',
+                           "(a): 'disk_mbps' must be a number >= 0"),
                           ('[[region]]\nname = "a"\nnodes = 0\nnode_mbit = 1\n', "must be more than 0"),
                           ('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 1\n' * 2, "region names must differ"),
                           ("x = 1\n", "no [[region]] tables"), ("[[region\n", "regions.toml")]:
         path.write_text(text)
         with pytest.raises(StorageConfigError, match=re.escape(message)):
             load(str(path))
+    path.write_text('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 10\ndisk_mbps = 80\n\n'
+                    '[[region]]\nname = "b"\nnodes = 1\nnode_mbit = 10\ndisk_mbps = 0\n')
+    assert [region.disk_mbps for region in load(str(path))] == [80.0, 0.0]  # 0: the host's directory
     with pytest.raises(StorageConfigError, match="between 1 and 64"):
         place(65, DEFAULT_REGIONS)
 
