@@ -41,6 +41,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                           help="chirp: chirp_servers (one per emulated node) to start (default 1)")
     services.add_argument("--datanodes", type=int, metavar="N",
                           help="hdfs: DataNodes (one per emulated node) to start (default 1)")
+    services.add_argument("--replication", type=int, metavar="R",
+                          help="hdfs: copies of each block (default min(3, DataNodes), as Hadoop's 3)")
     services.set_defaults(handler=_guarded(run_services))
 
     put = subparsers.add_parser("put", help="copy a local file or directory into the store")
@@ -66,7 +68,8 @@ def run_services(args: argparse.Namespace) -> int:
     state_dir = os.path.abspath(args.state_dir or state_dir_from(read_config(args.config)))
     if args.action == "start":
         options: dict[str, object] = {}
-        for option, service in (("benefactors", "mosastore"), ("servers", "chirp"), ("datanodes", "hdfs")):
+        for option, service in (("benefactors", "mosastore"), ("servers", "chirp"), ("datanodes", "hdfs"),
+                                ("replication", "hdfs")):
             value = getattr(args, option)
             if value is not None:
                 if args.name != service:

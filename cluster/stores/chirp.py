@@ -1,19 +1,31 @@
-"""Chirp on the cluster: a chirp_server on every node, each serving its own directory as each
-host's own server would. The store runs use is the first node's (`chirp-server:9094`),
-mounted with our FUSE client on every node. Unix authentication works here because the
-nodes share the host's users and /tmp; real hosts would use Chirp's hostname or ticket
-authentication."""
+"""Chirp on the cluster as the study deployed it: a chirp_server on every node, together one
+multi-server volume (storage_adapters/chirp/volume.py). The first node's server
+(`chirp-server:9094`) holds the directory tree of stubs; every node's server holds data,
+each new file on one chosen at random. Our FUSE client mounts the volume on every node,
+and staging (`--storage chirp`) uses the same volume. Unix authentication works here
+because the nodes share the host's users and /tmp; real hosts would use Chirp's hostname
+or ticket authentication.
+
+Each server keeps its data in its node's own directory (`nodes/NODE/chirp`, on the node's
+disk), owned by the unprivileged user root's chirp_server switches to, mode 700. That user
+cannot pass the private directories above it, so inside the node only (its own mount
+namespace) the directory is bound at a path it can reach,
+`/var/lib/swiftcloud/chirp/<digest>/NODE`; the binding goes with the node, and `purge`
+removes the empty mount points the host keeps.
+"""
 
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import asdict
 from typing import Any
 
 from cluster import netns
-from cluster.nodes import mount_on, spawn_on
-from cluster.state import ClusterState
-from cluster.stores.common import Expose, python_module, services_dir
+from cluster.nodes import mount_on, on_node, spawn_on
+from cluster.state import ClusterState, Node
+from cluster.stores.common import Expose, services_dir
+from hostkit.errors import ServiceError
 from hostkit.ports import port_open
 from hostkit.processes import wait_until
 from hostkit.records import ServiceRecord, save_record
@@ -23,13 +35,34 @@ NAME = "chirp-server"
 PORT = 9094
 
 
+def node_data(cluster: ClusterState, node: str) -> str:
+    """Where node `node`'s chirp_server keeps its files, on the node's own directory."""
+    return cluster.node_dir(node, "chirp")
+
+
+def _bind_on(node: Node, source: str, target: str) -> None:
+    """Bind `source` at `target` inside `node`'s mount namespace only."""
+    os.makedirs(target, mode=0o755, exist_ok=True)
+    bound = subprocess.run(on_node(node, ["mount", "--bind", source, target]), capture_output=True, text=True)
+    if bound.returncode != 0:
+        raise ServiceError(f"cannot bind the Chirp data of {node.name} at {target}: {bound.stderr.strip()}")
+
+
 def start(cluster: ClusterState, expose: Expose) -> None:
     state = services_dir(cluster)
     subjects = chirp.default_subjects()
+    user = chirp.server_user()
     servers = []
     for node in cluster.nodes:
-        argv, log = chirp.server_argv(state, node.name, subjects, node.address, PORT)
-        server, popen = spawn_on(node, "chirp", argv, log, PORT)
+        data = node_data(cluster, node.name)
+        chirp.prepare_data(data, subjects, user)
+        seen = chirp.data_directory(state, node.name)
+        _bind_on(node, data, seen)
+        directory = os.path.join(state, chirp.NAME, node.name)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        log = os.path.join(directory, "server.log")
+        server, popen = spawn_on(node, "chirp", chirp.server_command(seen, node.name, node.address, PORT, log, user),
+                                 log, PORT)
         servers.append(cluster.record_started(server))
         wait_until(lambda: netns.in_namespace(node.namespace, lambda: port_open(PORT, node.address)),
                    popen, f"chirp_server on {node.name}", log, timeout=30)
@@ -38,15 +71,18 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     cluster.endpoints[NAME] = address
     expose(NAME, address)
     named = f"{NAME}:{PORT}"
+    # Data servers by node name: every node's hosts file names every node, and node-to-node
+    # traffic goes straight over the links (only the services are behind a region's proxy).
+    data_servers = [f"{node.name}:{PORT}" for node in cluster.nodes]
     mountpoint = cluster.path("mnt", chirp.NAME)
     os.makedirs(mountpoint, exist_ok=True)
-    clients = [cluster.record_started(mount_on(node, python_module(
-        "storage_adapters.chirp", "mount", "--mount", mountpoint, "--server", named, "--root", "/",
-        "--spool-dir", cluster.node_dir(node.name, "chirp-spool")), mountpoint, chirp.FSTYPE, "the Chirp client",
-        cluster.path("nodes", node.name, "chirp-client.log"))) for node in cluster.nodes]
+    clients = [cluster.record_started(mount_on(node, chirp.mount_argv(
+        mountpoint, named, cluster.node_dir(node.name, "chirp-spool"), "/", "multi", data_servers),
+        mountpoint, chirp.FSTYPE, "the Chirp client", cluster.path("nodes", node.name, "chirp-client.log")))
+        for node in cluster.nodes]
     info: dict[str, Any] = {
         "server": named, "mountpoint": mountpoint, "nodes": ",".join(node.name for node in cluster.nodes),
-        "servers": ",".join(f"{node.address}:{PORT}" for node in cluster.nodes), "subjects": ",".join(subjects),
+        "volume": "multi", "servers": ",".join(data_servers), "subjects": ",".join(subjects),
         "log": os.path.join(state, chirp.NAME), "cluster": cluster.tag,
         "processes": [asdict(process) for process in servers + clients],
     }
@@ -54,7 +90,7 @@ def start(cluster: ClusterState, expose: Expose) -> None:
 
 
 def purge(cluster: ClusterState) -> None:
-    """Delete the servers' data, which root's chirp_servers keep outside the cluster's
-    directory (where their unprivileged user can reach it)."""
+    """Delete the mount points of the servers' data, which the host keeps outside the
+    cluster's directory (the data itself is in the nodes' directories)."""
     if os.path.isdir(os.path.join(services_dir(cluster), chirp.NAME)):
         chirp.purge(services_dir(cluster))

@@ -2,6 +2,11 @@
 WebHDFS on 9870), a DataNode on every node registered under the node's name (so block
 locations name nodes), and our FUSE mount on every node.
 
+As Hadoop deploys it by default ("a default setup mimicking that of Hadoop applications", as
+the study ran it): each block on min(3, nodes) DataNodes and 128 MiB blocks. In HDFS the
+client that creates a file decides both, so the mounts are started with them and the record
+names them for the adapter's clients.
+
 DataNodes reach the NameNode at its address, never through a proxy: the NameNode records a
 DataNode under the address its connection comes from, and clients would then look for
 blocks at the proxy.
@@ -17,6 +22,7 @@ from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
 from cluster.stores.common import Expose, python_module, services_dir, store_dir
+from hostkit.errors import ServiceError
 from hostkit.processes import wait_until
 from hostkit.records import ServiceRecord, save_record
 from storage_adapters.hdfs import service as hdfs
@@ -26,11 +32,16 @@ PORT, HTTP_PORT = 8020, 9870
 DATANODE_PORTS = (9866, 9864, 9867)  # data, HTTP, IPC
 
 
-def start(cluster: ClusterState, expose: Expose) -> None:
+def start(cluster: ClusterState, expose: Expose, replication: int | None = None,
+          block_size: int = hdfs.DEFAULT_BLOCK_SIZE) -> None:
+    """Start HDFS on the cluster; `replication` defaults to min(3, nodes)."""
+    replication = hdfs.default_replication(len(cluster.nodes)) if replication is None else replication
+    if not 1 <= replication <= len(cluster.nodes):
+        raise ServiceError(f"HDFS replication must be between 1 and the number of nodes ({len(cluster.nodes)})")
     directory = store_dir(cluster, hdfs.NAME)
     head = cluster.nodes[0]
-    core, common = hdfs.properties(directory, f"{head.address}:{PORT}", head.address, HTTP_PORT, 1,
-                                   hdfs.DEFAULT_BLOCK_SIZE)
+    core, common = hdfs.properties(directory, f"{head.address}:{PORT}", head.address, HTTP_PORT, replication,
+                                   block_size)
     log = os.path.join(directory, "namenode.log")
     namenode, popen = spawn_on(head, "namenode", hdfs.namenode_command(directory, core, common, fresh=True), log,
                                PORT, hdfs.environment())
@@ -60,12 +71,13 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     for node in cluster.nodes:
         started.append(cluster.record_started(mount_on(node, python_module(
             "storage_adapters.hdfs", "mount", "--mount", mountpoint, "--namenode", named, "--root", "/",
-            "--spool-dir", cluster.node_dir(node.name, "hdfs-spool")), mountpoint, hdfs.FSTYPE, "the HDFS client",
+            "--spool-dir", cluster.node_dir(node.name, "hdfs-spool"), "--replication", str(replication),
+            "--block-size", str(block_size)), mountpoint, hdfs.FSTYPE, "the HDFS client",
             cluster.path("nodes", node.name, "hdfs-client.log"))))
     info: dict[str, Any] = {
         "namenode": named, "http": f"{NAME}:{HTTP_PORT}", "mountpoint": mountpoint,
-        "nodes": ",".join(node.name for node in cluster.nodes), "replication": 1,
-        "block_size": hdfs.DEFAULT_BLOCK_SIZE, "log": directory, "cluster": cluster.tag,
+        "nodes": ",".join(node.name for node in cluster.nodes), "replication": replication,
+        "block_size": block_size, "log": directory, "cluster": cluster.tag,
         "processes": [asdict(process) for process in started],
     }
     save_record(services_dir(cluster), ServiceRecord(hdfs.NAME, namenode.pid, namenode.create_time, info))

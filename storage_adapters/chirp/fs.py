@@ -1,9 +1,9 @@
-"""The Chirp side of our FUSE mount: `ChirpRemote` serves `fuse.pathfs.PathFS` from a chirp_server.
+"""The Chirp side of our FUSE mount: `ChirpRemote` serves `fuse.pathfs.PathFS` from a Chirp
+volume (one chirp_server, or a multi-server volume: `volume.py`).
 
-Names and listings are Chirp's `stat` and `getlongdir`; an open file reads
-with `open` + `pread` on a connection of its own (reopened once if the
-server dropped it for idling); a closed file is published with `putfile` to
-a hidden temporary name and a `rename` over the final name.
+Names and listings are the volume's `stat` and `listdir`; an open file reads with `open`
++ `pread` on a connection of its own to the server holding it; a closed file is published
+whole by the volume (data, then a rename into place under its name).
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ import os
 import stat
 from typing import BinaryIO
 
-from storage_adapters.chirp.client import ChirpClient
-from storage_adapters.chirp.protocol import Connection, Stat
+from storage_adapters.chirp.protocol import Stat
+from storage_adapters.chirp.volume import Reader, SingleVolume
 from storage_adapters.fuse.pathfs import RemoteStat
-from storage_adapters.paths import temp_sibling
 
 
 def visible_mode(mode: int) -> int:
@@ -29,98 +28,46 @@ def remote_stat(status: Stat) -> RemoteStat:
     return RemoteStat(visible_mode(status.mode), status.size, status.mtime * 10**9)
 
 
-class ChirpReader:
-    """A file open for reading on its own connection."""
-
-    def __init__(self, client: ChirpClient, path: str) -> None:
-        self._client = client
-        self._path = path
-        self._connection: Connection | None = None
-        self._descriptor = -1
-        self._open()
-
-    def _open(self) -> None:
-        self._connection = self._client.connect()
-        self._descriptor, _ = self._connection.open(self._path, "r")
-
-    def read(self, offset: int, size: int) -> bytes:
-        try:
-            assert self._connection is not None
-            return self._connection.pread(self._descriptor, size, offset)
-        except ConnectionError:
-            # The server drops connections idle for a minute: open the file again once.
-            self.close()
-            self._open()
-            assert self._connection is not None
-            return self._connection.pread(self._descriptor, size, offset)
-
-    def close(self) -> None:
-        if self._connection is not None:
-            connection, self._connection = self._connection, None
-            connection.close()  # the server closes the descriptor with the connection
-
-
 class ChirpRemote:
-    """Directory `root` of a chirp_server as a `Remote` for `PathFS`."""
+    """Directory `root` of a Chirp volume as a `Remote` for `PathFS`."""
 
-    def __init__(self, client: ChirpClient, root: str = "/") -> None:
-        self.client = client
+    def __init__(self, volume: SingleVolume, root: str = "/") -> None:
+        self.volume = volume
         self._root = root.rstrip("/")
 
     def _full(self, path: str) -> str:
         return self._root + path if path != "/" else (self._root or "/")
 
     def stat(self, path: str) -> RemoteStat:
-        full = self._full(path)
-        return remote_stat(self.client.call(lambda c: c.stat(full)))
+        return remote_stat(self.volume.stat(self._full(path)))
 
     def listdir(self, path: str) -> list[tuple[str, RemoteStat]]:
-        full = self._full(path)
-        return [(name, remote_stat(status)) for name, status in self.client.call(lambda c: c.getlongdir(full))]
+        return [(name, remote_stat(status)) for name, status in self.volume.listdir(self._full(path))]
 
     def mkdir(self, path: str, mode: int) -> None:
-        full = self._full(path)
-        self.client.call(lambda c: c.mkdir(full, mode))
+        self.volume.mkdir(self._full(path), mode)
 
     def rmdir(self, path: str) -> None:
-        full = self._full(path)
-        self.client.call(lambda c: c.rmdir(full))
+        self.volume.rmdir(self._full(path))
 
     def unlink(self, path: str) -> None:
-        full = self._full(path)
-        self.client.call(lambda c: c.unlink(full))
+        self.volume.unlink(self._full(path))
 
     def rename(self, source: str, target: str) -> None:
-        old, new = self._full(source), self._full(target)
-        self.client.call(lambda c: c.rename(old, new))
+        self.volume.rename(self._full(source), self._full(target))
 
     def chmod(self, path: str, mode: int) -> None:
-        full = self._full(path)
-        self.client.call(lambda c: c.chmod(full, mode))
+        self.volume.chmod(self._full(path), mode)
 
     def statfs(self) -> tuple[int, int, int, int, int]:
-        full = self._full("/")
-        return self.client.call(lambda c: c.statfs(full))
+        return self.volume.statfs(self._full("/"))
 
-    def open_reader(self, path: str) -> ChirpReader:
-        return ChirpReader(self.client, self._full(path))
+    def open_reader(self, path: str) -> Reader:
+        return self.volume.open_reader(self._full(path))
 
     def download(self, path: str, sink: BinaryIO) -> int:
-        full = self._full(path)
-        return self.client.call(lambda c: c.getfile(full, sink))
+        return self.volume.download(self._full(path), sink)
 
     def upload(self, spool: int, size: int, mode: int, path: str) -> None:
-        target = self._full(path)
-        temporary = temp_sibling(target)
-
-        def publish(connection: Connection) -> None:
-            with os.fdopen(os.dup(spool), "rb") as source:
-                connection.putfile(temporary, source, size, mode)
-            try:
-                connection.rename(temporary, target)
-            except OSError:
-                connection.unlink(temporary)
-                raise
-
-        self.client.call(publish)
-
+        with os.fdopen(os.dup(spool), "rb") as source:
+            self.volume.publish(source, size, mode, self._full(path))

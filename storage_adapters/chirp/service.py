@@ -126,42 +126,64 @@ def start_server(state_dir: str, node: str, subjects: list[str]) -> Process:
 def server_argv(state_dir: str, node: str, subjects: list[str], interface: str, port: int) -> tuple[list[str], str]:
     """The command line of chirp_server `node` listening on interface:port, and its log,
     with its data directories and ACLs made first."""
-    binary = find_binary()
     user = server_user()
     directory = os.path.join(service_dir(state_dir, NAME), node)
     os.makedirs(directory, mode=0o700, exist_ok=True)
     data = data_directory(state_dir, node)
-    root, transient = os.path.join(data, "root"), os.path.join(data, "transient")
     if user is not None:
         os.makedirs(os.path.dirname(data), mode=0o755, exist_ok=True)
-        _private_directory(data, user)
         link = os.path.join(directory, "root")
         if not os.path.islink(link):
-            os.symlink(root, link)
-    _private_directory(root, user)
-    _private_directory(transient, user)
+            os.symlink(os.path.join(data, "root"), link)
+    prepare_data(data, subjects, user)
+    log = os.path.join(directory, "server.log")
+    return server_command(data, node, interface, port, log, user), log
+
+
+def prepare_data(data: str, subjects: list[str], user: str | None) -> None:
+    """Make a server's data directory `data` (its `root`, `transient` and ACLs), private to
+    the server's `user` (mode 700, owned by it)."""
+    root, transient = os.path.join(data, "root"), os.path.join(data, "transient")
+    for path in (data, root, transient):
+        _private_directory(path, user)
     # The default ACL (for directories without one) and the root's own ACL, which the
     # server would otherwise create granting only its own user; both are read by the
     # server once it runs as `user`, so they live with the data.
-    acl = os.path.join(data if user is not None else directory, "acl")
-    for path in (acl, os.path.join(root, ".__acl")):
+    for path in (os.path.join(data, "acl"), os.path.join(root, ".__acl")):
         _write_private(path, "".join(f"{subject} {RIGHTS}\n" for subject in subjects), user)
-    log = os.path.join(directory, "server.log")
-    argv = [binary, "--root", root, "--interface", interface, "--port", str(port), "--default-acl", acl,
-            "--auth", "unix", "--advertise", interface, "--catalog-name", node,
-            "--transient", transient, "--debug-file", log, "--no-core-dump"]
+
+
+def server_command(data: str, node: str, interface: str, port: int, log: str, user: str | None) -> list[str]:
+    """chirp_server serving the data directory `data` (as `prepare_data` made it; the path as
+    the server sees it) on interface:port, switching to `user` when started by root."""
+    argv = [find_binary(), "--root", os.path.join(data, "root"), "--interface", interface, "--port", str(port),
+            "--default-acl", os.path.join(data, "acl"), "--auth", "unix", "--advertise", interface,
+            "--catalog-name", node, "--transient", os.path.join(data, "transient"), "--debug-file", log,
+            "--no-core-dump"]
     if user is not None:
         argv += ["--user", user]
-    return argv, log
+    return argv
 
 
-def mount(mountpoint: str, server: str, spool_dir: str, log: str, root: str = "/") -> Process:
-    """Mount `root` of the chirp_server at `server` on `mountpoint`; returns once mounted."""
+def mount_argv(mountpoint: str, server: str, spool_dir: str, root: str = "/", volume: str = "single",
+               servers: list[str] | None = None, seed: int | None = None) -> list[str]:
+    """The command line of our Chirp FUSE client (`volume` and `servers`: see `volume.py`)."""
+    argv = [sys.executable, "-m", "storage_adapters.chirp", "mount", "--mount", mountpoint, "--server", server,
+            "--root", root, "--spool-dir", spool_dir, "--volume", volume]
+    if servers:
+        argv += ["--servers", ",".join(servers)]
+    if seed is not None:
+        argv += ["--seed", str(seed)]
+    return argv
+
+
+def mount(mountpoint: str, server: str, spool_dir: str, log: str, root: str = "/", volume: str = "single",
+          servers: list[str] | None = None, seed: int | None = None) -> Process:
+    """Mount `root` of the Chirp volume at `server` on `mountpoint`; returns once mounted."""
     os.makedirs(mountpoint, exist_ok=True)
     os.makedirs(spool_dir, mode=0o700, exist_ok=True)
     mountpoint = os.path.realpath(mountpoint)
-    argv = [sys.executable, "-m", "storage_adapters.chirp", "mount", "--mount", mountpoint, "--server", server,
-            "--root", root, "--spool-dir", spool_dir]
+    argv = mount_argv(mountpoint, server, spool_dir, root, volume, servers, seed)
     return mount_client(argv, mountpoint, FSTYPE, "the Chirp client", log)
 
 
@@ -221,7 +243,7 @@ def start(state_dir: str, servers: int = 1, subjects: list[str] | None = None) -
         raise
     info: dict[str, Any] = {
         "server": address, "mountpoint": mountpoint, "nodes": ",".join(node_names(servers)),
-        "servers": ",".join(f"{LOOPBACK}:{process.port}" for process in started_servers),
+        "servers": ",".join(f"{LOOPBACK}:{process.port}" for process in started_servers), "volume": "single",
         "subjects": ",".join(subjects), "log": directory,
         "processes": [asdict(process) for process in [*started_servers, client]],
     }

@@ -18,7 +18,10 @@ Settings (`[storage.NAME]`, `backend = "hdfs"`): `mode`, `namenode`
 locations), `subdir`, `replication`, `block_size_mb`, `mount_path` (shared
 mode; default `<state>/hdfs/mnt`), `auto_mount` (true). With no `namenode`,
 the HDFS started by `swiftcloud services start hdfs` in the state directory
-is used, so a table that sets only `mode` works after `services start`.
+(or by the cluster) is used, so a table that sets only `mode` works after
+`services start`; its record also gives `replication` and `block_size_mb`
+unless the table sets them, since in HDFS the client that creates a file
+decides both.
 """
 
 from __future__ import annotations
@@ -147,12 +150,21 @@ class HdfsAdapter(WholeFileTransfers, StorageAdapter):
         record = service.status(state_dir)
         if record is None:
             return {}, {}
-        return {"namenode": record.info["namenode"], "http": record.info["http"],
-                "mount_path": record.info["mountpoint"]}, {}
+        defaults: dict[str, object] = {"namenode": record.info["namenode"], "http": record.info["http"],
+                                       "mount_path": record.info["mountpoint"]}
+        # The client decides a new file's replication and block size: use the store's own.
+        if "replication" in record.info:
+            defaults["replication"] = record.info["replication"]
+        if record.info.get("block_size"):
+            defaults["block_size_mb"] = max(1, int(record.info["block_size"]) // (1024 * 1024))
+        return defaults, {}
 
     @classmethod
     def from_settings(cls, settings: StorageSettings) -> StorageAdapter:
         running, _ = cls.service_defaults(settings.state_dir)
+        if settings.options.get("namenode", running.get("namenode")) != running.get("namenode"):
+            # Another HDFS than the one started here: its own servers' defaults apply.
+            running = {key: value for key, value in running.items() if key not in ("replication", "block_size_mb")}
         settings.options = {**running, **settings.options}
         mode = settings.option("mode", "staging")
         if mode not in MODES:

@@ -1,4 +1,5 @@
-"""`swiftcloud services start hdfs [--datanodes N]`: a real HDFS (NameNode + N DataNodes) on 127.0.0.1.
+"""`swiftcloud services start hdfs [--datanodes N] [--replication R]`: a real HDFS (NameNode + N
+DataNodes) on 127.0.0.1.
 
 The servers are Apache Hadoop's own (`org.apache.hadoop.hdfs.server.*`),
 run from the jars that setup copies from Maven Central into
@@ -11,6 +12,11 @@ reports its emulated node name (`dfs.datanode.hostname`), so the block
 locations the NameNode gives name nodes, not addresses. `start` returns once
 the NameNode is out of safe mode with every DataNode live (its JMX says so),
 and the mount for the shared mode is up at `<state>/hdfs/mnt`.
+
+As Hadoop deploys it by default: replication 3 (never more than the DataNodes)
+and 128 MiB blocks. In HDFS the client decides a file's replication and block
+size when it creates the file, so the mount is started with both, the record
+names both, and the adapter's clients take them from the record.
 
 HDFS authenticates with Kerberos or not at all ("simple": a client names its
 user). These servers bind loopback only, keep files private to their owner
@@ -39,7 +45,8 @@ from hostkit.records import ServiceRecord, running_record, save_record, service_
 NAME = "hdfs"
 FSTYPE = "fuse.hdfs"
 DEFAULT_LIB = "/opt/swiftcloud/hadoop/lib"
-DEFAULT_BLOCK_SIZE = 128 * 1024 * 1024
+DEFAULT_BLOCK_SIZE = 128 * 1024 * 1024  # Hadoop's dfs.blocksize (hdfs-default.xml)
+DEFAULT_REPLICATION = 3  # Hadoop's dfs.replication (hdfs-default.xml)
 INSTALL_HINT = "bash setup.d/40-hdfs.sh (Hadoop's jars from Maven Central, and Java)"
 NAMENODE_CLASS = "org.apache.hadoop.hdfs.server.namenode.NameNode"
 DATANODE_CLASS = "org.apache.hadoop.hdfs.server.datanode.DataNode"
@@ -125,14 +132,21 @@ def ready(http_port: int, datanodes: int, host: str = LOOPBACK) -> bool:
     return info is not None and not info.get("Safemode")
 
 
-def start(state_dir: str, datanodes: int = 1, replication: int = 1,
+def default_replication(datanodes: int) -> int:
+    """Hadoop's default replication, but never more copies than DataNodes to hold them."""
+    return min(DEFAULT_REPLICATION, datanodes)
+
+
+def start(state_dir: str, datanodes: int = 1, replication: int | None = None,
           block_size: int = DEFAULT_BLOCK_SIZE) -> ServiceRecord:
-    """Start a NameNode, `datanodes` DataNodes and the mount (or return the running service)."""
+    """Start a NameNode, `datanodes` DataNodes and the mount (or return the running service).
+    `replication` defaults to `default_replication(datanodes)`."""
     existing = running_record(state_dir, NAME)
     if existing is not None:
         return existing
     if not 1 <= datanodes <= 32:
         raise ServiceError(f"--datanodes must be between 1 and 32, not {datanodes}")
+    replication = default_replication(datanodes) if replication is None else replication
     if not 1 <= replication <= datanodes:
         raise ServiceError(f"the replication factor must be between 1 and the number of DataNodes ({datanodes})")
     directory = service_dir(state_dir, NAME)
@@ -152,7 +166,7 @@ def start(state_dir: str, datanodes: int = 1, replication: int = 1,
         wait_until(lambda: ready(http_port, datanodes), namenode, "HDFS (all DataNodes live, safe mode off)", log,
                    timeout=120)
         client = mount(mountpoint, address, os.path.join(directory, "spool"),
-                       os.path.join(directory, "client.log"))
+                       os.path.join(directory, "client.log"), replication=replication, block_size=block_size)
     except BaseException:
         _stop_all(mountpoint, client, processes)
         raise

@@ -210,6 +210,24 @@ def test_replication_and_block_size_are_per_store(hdfs: ServiceRecord) -> None:
     assert (status.replication, status.blocksize) == (2, MB)
 
 
+def test_files_get_hadoops_default_replication_and_block_size(hdfs: ServiceRecord, tmp_path: Path) -> None:
+    """As Hadoop deploys it: replication min(3, DataNodes) = 2 here, blocks of 128 MiB, both
+    in the record, and both given to a file by the client (staging, opened by name from the
+    record alone, and the mount), which is what decides them in HDFS."""
+    assert (hdfs.info["replication"], hdfs.info["block_size"]) == (2, 134217728)
+    name = unique_name("defaults")
+    (tmp_path / "in.bin").write_bytes(os.urandom(MB))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(Path(hdfs.info["log"]).parent)}
+    put = subprocess.run([sys.executable, "-m", "swiftcloud", "put", "--storage", "hdfs", str(tmp_path / "in.bin"),
+                          f"{name}/staged.bin"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert put.returncode == 0, put.stderr
+    (mount_of(hdfs) / name / "mounted.bin").write_bytes(os.urandom(MB))
+    reader = HdfsAdapter(hdfs.info["namenode"])
+    for file in ("staged.bin", "mounted.bin"):
+        status = reader._hdfs.info(f"/{name}/{file}")
+        assert (status.replication, status.blocksize) == (2, 134217728), file
+
+
 def test_an_upload_leaves_no_writer_for_garbage_collection_to_close(hdfs: ServiceRecord) -> None:
     """A writer still open for Python would be closed again when collected, which waits for
     the NameNode forever once it is gone (it hung a whole test run, in a later test)."""
