@@ -13,7 +13,7 @@ from typing import Any
 from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
-from cluster.stores.common import Expose, python_module, services_dir
+from cluster.stores.common import python_module, services_dir
 from hostkit.ports import port_open
 from hostkit.processes import wait_until
 from hostkit.records import ServiceRecord, save_record
@@ -23,7 +23,7 @@ NAME = "chirp-server"
 PORT = 9094
 
 
-def start(cluster: ClusterState, expose: Expose) -> None:
+def start(cluster: ClusterState) -> None:
     state = services_dir(cluster)
     subjects = chirp.default_subjects()
     servers = []
@@ -36,7 +36,6 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     head = cluster.nodes[0]
     address = f"{head.address}:{PORT}"
     cluster.endpoints[NAME] = address
-    expose(NAME, address)
     named = f"{NAME}:{PORT}"
     mountpoint = cluster.path("mnt", chirp.NAME)
     os.makedirs(mountpoint, exist_ok=True)

@@ -1,10 +1,7 @@
 """HDFS on the cluster: the NameNode on the first node (clients name it `hdfs-namenode:8020`,
 WebHDFS on 9870), a DataNode on every node registered under the node's name (so block
-locations name nodes), and our FUSE mount on every node.
-
-DataNodes reach the NameNode at its address, never through a proxy: the NameNode records a
-DataNode under the address its connection comes from, and clients would then look for
-blocks at the proxy.
+locations name nodes), and our FUSE mount on every node. Every node reaches the NameNode and
+the DataNodes at their own addresses; between regions, through the delay line.
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ from typing import Any
 from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
-from cluster.stores.common import Expose, python_module, services_dir, store_dir
+from cluster.stores.common import python_module, services_dir, store_dir
 from hostkit.processes import wait_until
 from hostkit.records import ServiceRecord, save_record
 from storage_adapters.hdfs import service as hdfs
@@ -26,7 +23,7 @@ PORT, HTTP_PORT = 8020, 9870
 DATANODE_PORTS = (9866, 9864, 9867)  # data, HTTP, IPC
 
 
-def start(cluster: ClusterState, expose: Expose) -> None:
+def start(cluster: ClusterState) -> None:
     directory = store_dir(cluster, hdfs.NAME)
     head = cluster.nodes[0]
     core, common = hdfs.properties(directory, f"{head.address}:{PORT}", head.address, HTTP_PORT, 1,
@@ -46,7 +43,6 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     wait_until(lambda: ready(0), popen, "the HDFS NameNode", log, timeout=120)
     for port in (PORT, HTTP_PORT):
         cluster.endpoints[f"{NAME}:{port}"] = f"{head.address}:{port}"
-        expose(f"{NAME}-{port}", f"{head.address}:{port}")
     started = [namenode]
     for node in cluster.nodes:
         data = cluster.node_dir(node.name, "hdfs")

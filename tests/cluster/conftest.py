@@ -46,7 +46,7 @@ def traces(record: dict) -> dict[str, list]:
     """What a cluster made, from its record: namespaces, link names, processes, the directory."""
     pids = [(node["holder_pid"], node["holder_create_time"]) for node in record["nodes"]]
     pids += [(entry["pid"], entry["create_time"]) for entry in record["processes"]]
-    return {"namespaces": [node["namespace"] for node in record["nodes"]] + [record["hub"]],
+    return {"namespaces": [node["namespace"] for node in record["nodes"]] + [record["s3_namespace"], record["hub"]],
             "links": [node["hub_end"] for node in record["nodes"]], "pids": pids,
             "directory": [record["directory"]]}
 
