@@ -41,5 +41,6 @@ def start(cluster: ClusterState) -> None:
     info: dict[str, Any] = {"endpoint_url": f"http://{NAME}:{PORT}", "port": PORT, "bucket": minio.DEFAULT_BUCKET,
                             "data_dir": os.path.join(directory, "data"), "log": log, "cluster": cluster.tag}
     record = ServiceRecord(minio.NAME, server.pid, server.create_time, info, credentials)
-    netns.in_namespace(cluster.s3_namespace, lambda: minio.create_bucket(record, minio.DEFAULT_BUCKET, f"http://{address}"))
+    netns.in_namespace(cluster.s3_namespace,
+                       lambda: minio.create_bucket(record, minio.DEFAULT_BUCKET, f"http://{address}"))
     save_record(services_dir(cluster), record)
