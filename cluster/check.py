@@ -1,17 +1,21 @@
 """`swiftcloud cluster check`: what the cluster gives, measured, beside what it was configured to give.
 
-- Links: a TCP bulk transfer from a node to the hub and back (the hub's end is not shaped,
-  so only the node's link limits it), on the first node of each region and the cluster's
+- Links: a TCP bulk transfer from a node to the hub's address on the node's subnet and back
+  (the hub's end is not shaped and the transfer is not forwarded, so only the node's link
+  limits it), on the first node of each region and the cluster's
   last node (a sample: every node's link is made the same way).
 - Paths: for every ordered pair of regions, the first node of one to the first node of the
   other (within a region, its first to its second node): a TCP echo round trip (the median
-  of 20 small messages) and a bulk transfer. The rate configured for a path is the slower
-  of its two links and, between regions, of the WAN.
+  of 20 small messages) and a bulk transfer (between regions, the steady rate after slow
+  start: 3 s counted after 1.5 s). The rate configured for a path is the slower of its two
+  links and, between regions, of the WAN.
 - Disks: on every node with a disk of its own, one after the other (the host's disk could
   not carry every node's rate at once): `dd conv=fsync` of about 2 s at the configured rate,
   then the same file read back with `iflag=direct` (from the disk, not the page cache).
 - S3 (when it is up): the first-byte latency of a GET of a small object from the first node
-  of each region (median of 5 on one connection).
+  of each region (median of 5 on one connection), less the same GET's time from inside S3's
+  own namespace (MinIO's own time to answer, which no network setting decides): what is left
+  is the path's round trip, judged against the region's `s3_rtt_ms`.
 
 A measure off by more than 15% from its configured value is taken once more (a busy host
 is slower once; a wrong setting is wrong twice); still off, it is a failure. A configured 0
@@ -29,10 +33,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cluster import netns, probe, proxies
+from cluster import netns, probe
 from cluster.nodes import on_node
 from cluster.regions import Region
-from cluster.state import HUB_ADDRESS, ClusterState, Node
+from cluster.state import S3_ADDRESS, ClusterState, Node, gateway, region_octet
 from cluster.stores import services_dir
 from hostkit.errors import ServiceError
 from hostkit.records import load_record
@@ -42,32 +46,9 @@ ECHOES = 20
 S3_GETS = 5
 DISK_SECONDS = 2.0
 TRANSFER_SECONDS = 1.0
+STEADY_SECONDS, SLOW_START_SECONDS = 4.5, 1.5
 DD_RESULT = re.compile(r"^(\d+) bytes .* copied, ([0-9.]+) s", re.MULTILINE)
 Say = Callable[[str], None]
-
-
-# Stand-ins for cluster.regions.round_trip_ms, wan_mbit and s3_round_trip_ms, which another
-# branch adds with per-region subnets and a delay line; switch to those at merge. Same
-# semantics: the home region is the first; between it and another region, that region's
-# rtt_ms; between two remote regions the larger; the WAN rate is the non-home region's
-# (between two remote ones the slower set one); S3 sits at home, so its round trip from a
-# region is that region's rtt_ms (0 at home today).
-def _round_trip_ms(regions: list[Region], a: str, b: str) -> float:
-    if a == b:
-        return 0.0
-    far = [region.rtt_ms for region in regions[1:] if region.name in (a, b)]
-    return max(far)
-
-
-def _wan_mbit(regions: list[Region], a: str, b: str) -> float:
-    if a == b:
-        return 0.0
-    rates = [region.wan_mbit for region in regions[1:] if region.name in (a, b) and region.wan_mbit > 0]
-    return min(rates, default=0.0)
-
-
-def _s3_round_trip_ms(region: Region) -> float:
-    return region.rtt_ms
 
 
 def measure(cluster: ClusterState, say: Say) -> dict[str, Any]:
@@ -76,10 +57,11 @@ def measure(cluster: ClusterState, say: Say) -> dict[str, Any]:
     by_name = {region.name: region for region in regions}
     failures: list[str] = []
     judge = _Judge(failures)
-    hub = Node("hub", regions[0].name, HUB_ADDRESS, cluster.hub, "")
+    octet = {region.name: region_octet(index) for index, region in enumerate(regions)}
     links = []
     for node in _sampled(cluster):
         rate = by_name[node.region].node_mbit
+        hub = Node("hub", node.region, gateway(octet[node.region]), cluster.hub, "")
         say(f"link of {node.name}")
         up = judge.rate(lambda: _mbit(node, hub, rate), rate, f"{node.name} link up")
         down = judge.rate(lambda: _mbit(hub, node, rate), rate, f"{node.name} link down")
@@ -89,7 +71,7 @@ def measure(cluster: ClusterState, say: Say) -> dict[str, Any]:
     for a in regions:
         for b in regions:
             client, server = _ends(cluster, a.name, b.name)
-            rtt, wan = _round_trip_ms(regions, a.name, b.name), _wan_mbit(regions, a.name, b.name)
+            rtt, wan = cluster.round_trip_ms(a.name, b.name), cluster.wan_mbit(a.name, b.name)
             rate = min([a.node_mbit, b.node_mbit] + ([wan] if wan else []))
             entry = {"from": a.name, "to": b.name, "configured_rtt_ms": rtt, "rtt_ms": None,
                      "configured_mbit": rate, "mbit": None}
@@ -97,7 +79,9 @@ def measure(cluster: ClusterState, say: Say) -> dict[str, Any]:
                 say(f"path {a.name} -> {b.name} ({client.name} -> {server.name})")
                 entry["rtt_ms"] = judge.value(lambda: _echo_ms(client, server), rtt,
                                               f"round trip {a.name} -> {b.name}", "ms")
-                entry["mbit"] = judge.rate(lambda: _mbit(client, server, rate), rate, f"path {a.name} -> {b.name}")
+                measure = (lambda: _mbit(client, server, rate)) if a == b else (
+                    lambda: probe.steady_mbit(client, server, STEADY_SECONDS, SLOW_START_SECONDS))
+                entry["mbit"] = judge.rate(measure, rate, f"path {a.name} -> {b.name}")
             pairs.append(entry)
     disks = []
     for record in cluster.disks:
@@ -116,15 +100,22 @@ def measure(cluster: ClusterState, say: Say) -> dict[str, Any]:
         disks.append({"node": node.name, "configured_mbps": configured, "write_mbps": write, "read_mbps": read})
     s3 = []
     if "s3" in cluster.storage:
-        url = _s3_object(cluster)
-        for index, region in enumerate(regions):
+        path, port = _s3_object(cluster)
+        for region in regions:
             node = next(node for node in cluster.nodes if node.region == region.name)
-            address = f"{HUB_ADDRESS if index == 0 else proxies.region_address(index)}:{url[1]}"
-            configured = _s3_round_trip_ms(region)
+            configured = cluster.s3_round_trip_ms(region.name)
             say(f"S3 from {region.name} ({node.name})")
-            first = judge.value(lambda: _first_byte_ms(node, address, url[0]), configured,
-                                f"S3 first byte from {region.name}", "ms")
-            s3.append({"region": region.name, "configured_rtt_ms": configured, "first_byte_ms": first})
+            served: list[float] = []
+
+            def added() -> float:
+                first = _first_byte_ms(node.name, node.namespace, port, path)
+                served.append(_first_byte_ms("S3 itself", cluster.s3_namespace, port, path))
+                return first - served[-1]
+
+            network = judge.value(added, configured, f"S3 first byte from {region.name} (less MinIO's own time)",
+                                  "ms")
+            s3.append({"region": region.name, "configured_rtt_ms": configured, "first_byte_ms": network,
+                       "server_ms": served[-1]})
     return {"links": links, "pairs": pairs, "disks": disks, "s3": s3, "ok": not failures, "failures": failures}
 
 
@@ -175,7 +166,7 @@ def _mbit(sender: Node, receiver: Node, mbit: float) -> float:
 
 
 def _echo_ms(client: Node, server: Node) -> float:
-    return statistics.median(probe.round_trips(client, server, None, ECHOES)) * 1000
+    return statistics.median(probe.round_trips(client, server, ECHOES)) * 1000
 
 
 def _dd(node: Node, operands: list[str]) -> float:
@@ -199,7 +190,7 @@ def _s3_object(cluster: ClusterState) -> tuple[str, int]:
 
     def put() -> str:
         # Signed for the address every node dials (the names resolve only inside the nodes).
-        client = make_client(f"http://{HUB_ADDRESS}:{port}", record.secrets["access_key"],
+        client = make_client(f"http://{S3_ADDRESS}:{port}", record.secrets["access_key"],
                              record.secrets["secret_key"])
         client.put_object(Bucket=bucket, Key="swiftcloud-check", Body=b"x" * 1024)
         return client.generate_presigned_url("get_object", Params={"Bucket": bucket, "Key": "swiftcloud-check"},
@@ -209,28 +200,26 @@ def _s3_object(cluster: ClusterState) -> tuple[str, int]:
     return url.split(f":{port}", 1)[1], port
 
 
-def _first_byte_ms(node: Node, address: str, path: str) -> float:
-    """Median time (ms) from sending a GET of `path` to the first byte of the answer."""
-    host, port = address.rsplit(":", 1)
-
+def _first_byte_ms(where: str, namespace: str, port: int, path: str) -> float:
+    """Median time (ms) from sending a GET of `path` from `namespace` to the first byte of the answer."""
     def get() -> float:
-        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        connection = http.client.HTTPConnection(S3_ADDRESS, port, timeout=30)
         connection.connect()
         times = []
         try:
             for _ in range(S3_GETS):
                 began = time.perf_counter()
-                connection.request("GET", path, headers={"Host": f"{HUB_ADDRESS}:{port}"})
+                connection.request("GET", path, headers={"Host": f"{S3_ADDRESS}:{port}"})
                 answer = connection.getresponse()  # returns once the status line has come
                 times.append(time.perf_counter() - began)
                 body = answer.read()
                 if answer.status != 200:
-                    raise ServiceError(f"S3 answered {answer.status} from {node.name}: {body[:200]!r}")
+                    raise ServiceError(f"S3 answered {answer.status} from {where}: {body[:200]!r}")
         finally:
             connection.close()
         return statistics.median(times) * 1000
 
-    return netns.in_namespace(node.namespace, get)
+    return netns.in_namespace(namespace, get)
 
 
 def report(measured: dict[str, Any]) -> str:
@@ -249,9 +238,9 @@ def report(measured: dict[str, Any]) -> str:
         lines += [f"  {disk['node']:21} {disk['configured_mbps']:9g} {number(disk['write_mbps']):>9}"
                   f" {number(disk['read_mbps']):>9}" for disk in measured["disks"]]
     if measured["s3"]:
-        lines.append("S3 first byte (ms)      configured  measured")
+        lines.append("S3 first byte (ms)      configured  measured  (less MinIO's own time)")
         lines += [f"  {entry['region']:21} {entry['configured_rtt_ms']:9g} {number(entry['first_byte_ms'], 2):>9}"
-                  for entry in measured["s3"]]
+                  f"  ({number(entry.get('server_ms'), 2)} served)" for entry in measured["s3"]]
     lines.append(f"ok: every measure within {TOLERANCE:.0%} of its configured value (0: not judged)" if measured["ok"] else
                  "FAILED:\n" + "\n".join(f"  {failure}" for failure in measured["failures"]))
     return "\n".join(lines)

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 DESCRIPTION = """\
 Emulate a cluster on this machine: each node is a network namespace with its own host name,
-address, shaped link, scratch directory and storage daemons, joined to the others by a bridge;
-nodes beyond the first region reach the services through latency proxies. Needs root.
+address, shaped link, scratch directory and storage daemons; each region is a subnet, and a
+delay line holds what goes between regions (and to S3) for the round trip. Needs root.
 
   swiftcloud cluster up --nodes 8 --storage mosastore
   swiftcloud run --cluster -n 9 --storage mosastore workflow.swift
@@ -88,12 +88,12 @@ def run_cluster(args: argparse.Namespace) -> int:
         print(f"cluster: {line}", file=sys.stderr, flush=True)
 
     if args.action == "up":
-        from cluster.regions import DEFAULT_REGIONS, load
+        from cluster.regions import DEFAULT_REGIONS, Layout, load
         from cluster.stores import with_daemons
 
-        regions = load(args.regions) if args.regions else DEFAULT_REGIONS
+        layout = load(args.regions) if args.regions else Layout(DEFAULT_REGIONS)
         stores = with_daemons(name for name in args.storage.split(",") if name)
-        cluster = lifecycle.up(directory, args.nodes, regions, stores, say)
+        cluster = lifecycle.up(directory, args.nodes, layout.regions, stores, say, layout.paths, layout.s3_mbit)
         _print_status(cluster)
         return EXIT_OK
     if args.action == "down":
@@ -140,7 +140,7 @@ def _print_status(cluster: ClusterState) -> None:
     print(f"cluster {cluster.tag}: {len(cluster.nodes)} nodes, storage: {', '.join(cluster.storage) or 'local'}")
     for node in cluster.nodes:
         region = regions[node.region]
-        distance = f", {region['rtt_ms']:g} ms to the services" if region["rtt_ms"] else ""
+        distance = f", {region['rtt_ms']:g} ms to home" if region["rtt_ms"] else ""
         print(f"  {node.name:8} {node.address:14} {node.region:12} {region['node_mbit']:g} Mbit/s{distance}"
               f"  {'up' if node.up() else 'DOWN'}")
     for name, address in cluster.endpoints.items():

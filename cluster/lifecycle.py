@@ -1,14 +1,16 @@
 """Bringing an emulated cluster up and taking it down.
 
-`up` makes, in order: the hub namespace with its bridge (and one proxy address per
-remote region), per region a hosts file, per node a namespace, a veth pair shaped to
+`up` makes, in order: the hub namespace, forwarding between one bridge and subnet per
+region (and one for S3), the hosts file, per node a namespace, a veth pair shaped to
 the region's rate in both directions, the node's own throttled disk (see disks.py) and a
-holder process (see holder.py), the latency proxies, the launcher script for mpiexec,
-and the requested stores. Each step is recorded before it is taken. `down` works from
-the record alone: it ends every process inside the cluster's namespaces (daemons,
-mpiexec, ranks and their apps; a node's mounts go with its last process), deletes the
-namespaces (their links go with them), unmounts and detaches the nodes' disks and lifts
-their throttles, and deletes the cluster's directories, so it also cleans up after a crash.
+holder process (see holder.py), S3's
+namespace with its link shaped to S3's cap, the delay line between the subnets
+(wan.py), the launcher script for mpiexec, and the requested stores. Each step
+is recorded before it is taken. `down` works from the record alone: it ends every
+process inside the cluster's namespaces (daemons, mpiexec, ranks and their apps; a
+node's mounts go with its last process), deletes the namespaces (their links go with
+them), unmounts and detaches the nodes' disks and lifts their throttles, and deletes the
+cluster's directories, so it also cleans up after a crash.
 """
 
 from __future__ import annotations
@@ -22,15 +24,15 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 
-from cluster import disks, netns, node_exec, proxies, stores
+from cluster import disks, netns, node_exec, stores, wan
 from cluster.nodes import start_holder
-from cluster.regions import DEFAULT_REGIONS, Region, place
-from cluster.state import ClusterState, HUB_ADDRESS, Node, PREFIX, SUBNET, cluster_dir, forget, load, tag_for
+from cluster.regions import DEFAULT_REGIONS, DEFAULT_S3_MBIT, Region, WanPath, place
+from cluster.state import (PREFIX, S3_ADDRESS, S3_OCTET, SUBNET, ClusterState, Node, cluster_dir, forget, gateway,
+                           load, region_octet, tag_for)
 from hostkit.errors import ServiceError
 from hostkit.program import PROJECT_ROOT
 from hostkit.records import forget_record
 
-BRIDGE = "br0"
 TAG_PATTERN = re.compile(r"swc[0-9a-f]{4}")  # state.tag_for
 NODE_PATTERN = re.compile(r"node[0-9]+")
 LAUNCHER = "node-exec"
@@ -38,15 +40,16 @@ DISKS = "disks"  # the nodes' disk images
 Report = Callable[[str], None]
 
 
-def node_address(index: int) -> str:
-    """Node `index` (1-based) lives at SUBNET.0.(10 + index)."""
-    return f"{SUBNET}.0.{10 + index}"
+def node_address(index: int, octet: int) -> str:
+    """Node `index` (1-based) of the region with subnet octet `octet` lives at SUBNET.octet.(10 + index)."""
+    return f"{SUBNET}.{octet}.{10 + index}"
 
 
 def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS,
-       storage: tuple[str, ...] = (), report: Report = lambda line: None) -> ClusterState:
-    """Bring up a cluster of `nodes` nodes (see the module docstring); on failure, take
-    down whatever was made and raise."""
+       storage: tuple[str, ...] = (), report: Report = lambda line: None, paths: tuple[WanPath, ...] = (),
+       s3_mbit: float = DEFAULT_S3_MBIT) -> ClusterState:
+    """Bring up a cluster of `nodes` nodes (see the module docstring), with `paths` between
+    remote regions and S3 capped at `s3_mbit`; on failure, take down whatever was made and raise."""
     directory = cluster_dir(state_dir)
     existing = load(directory)
     if existing is not None:
@@ -65,9 +68,11 @@ def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS
         disks.check_space(directory, len(with_disks))
     tag = tag_for(directory)
     used = [region for region in regions if region in placed]
-    cluster = ClusterState(tag, directory, f"{tag}-hub", BRIDGE, [asdict(region) for region in used])
-    cluster.nodes = [Node(f"node{index}", region.name, node_address(index), f"{tag}-node{index}", f"{tag}-v{index}")
-                     for index, region in enumerate(placed, 1)]
+    cluster = ClusterState(tag, directory, f"{tag}-hub", f"{tag}-s3", [asdict(region) for region in used],
+                           [asdict(path) for path in paths], s3_mbit)
+    octets = {region.name: region_octet(index) for index, region in enumerate(used)}
+    cluster.nodes = [Node(f"node{index}", region.name, node_address(index, octets[region.name]), f"{tag}-node{index}",
+                          f"{tag}-v{index}") for index, region in enumerate(placed, 1)]
     cluster.save()
     try:
         _build(cluster, used, placed, storage, report)
@@ -81,35 +86,43 @@ def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS
 def _build(cluster: ClusterState, used: list[Region], placed: list[Region], storage: tuple[str, ...],
            report: Report) -> None:
     started = time.monotonic()
-    remote = {region.name: index for index, region in enumerate(used) if index > 0}
     netns.add(cluster.hub)
-    netns.add_bridge(cluster.hub, cluster.bridge, [f"{HUB_ADDRESS}/{PREFIX}"] +
-                     [f"{proxies.region_address(index)}/{PREFIX}" for index in remote.values()])
-    hosts = {region.name: _write_hosts(cluster, region.name, remote.get(region.name)) for region in used}
+    wan.enable_forwarding(cluster.hub)
+    octets = wan.octets(cluster)
+    for octet in octets.values():
+        netns.add_bridge(cluster.hub, wan.bridge(octet), [f"{gateway(octet)}/{PREFIX}"])
+    hosts = _write_hosts(cluster)
     if any(region.disk_mbps > 0 for region in placed) and disks.mechanism() == "v2":
         cluster.cgroup = disks.cgroup_path(cluster.tag)
         cluster.save()
         disks.make_cgroup(cluster.cgroup)
     for node, region in zip(cluster.nodes, placed):
+        octet = octets[region.name]
         netns.add(node.namespace)
-        netns.connect(cluster.hub, cluster.bridge, node.namespace, node.hub_end, f"{node.address}/{PREFIX}")
+        netns.connect(cluster.hub, wan.bridge(octet), node.namespace, node.hub_end, f"{node.address}/{PREFIX}",
+                      gateway(octet))
         netns.shape(node.namespace, "eth0", region.node_mbit)  # what the node sends
         netns.shape(cluster.hub, node.hub_end, region.node_mbit)  # what it receives
         if region.disk_mbps > 0:
             _make_disk(cluster, node, region)
-        start_holder(cluster, node, hosts[region.name])
+        start_holder(cluster, node, hosts)
         cluster.save()
+    s3_end = f"{cluster.tag}-vs3"
+    netns.add(cluster.s3_namespace)
+    netns.connect(cluster.hub, wan.bridge(S3_OCTET), cluster.s3_namespace, s3_end, f"{S3_ADDRESS}/{PREFIX}",
+                  gateway(S3_OCTET))
+    netns.shape(cluster.s3_namespace, "eth0", cluster.s3_mbit)  # what S3 serves, all nodes together
+    netns.shape(cluster.hub, s3_end, cluster.s3_mbit)  # what it takes in
+    wan.start(cluster)
     report(f"{len(cluster.nodes)} nodes up in {time.monotonic() - started:.1f} s "
            f"({', '.join(f'{r.name}: {placed.count(r)}' for r in used)})")
-    if remote:
-        cluster.record_started(proxies.start(cluster, HUB_ADDRESS))
     launcher = cluster.path(LAUNCHER)
     with open(launcher, "w") as script:
         script.write(node_exec.script(sys.executable, PROJECT_ROOT))
     os.chmod(launcher, 0o700)
     for store in storage:
         began = time.monotonic()
-        stores.start(cluster, store, lambda name, address: _expose(cluster, used, remote, name, address))
+        stores.start(cluster, store)
         report(f"{store} started on every node in {time.monotonic() - began:.1f} s")
     cluster.phase = "up"
     cluster.save()
@@ -131,25 +144,14 @@ def _make_disk(cluster: ClusterState, node: Node, region: Region) -> None:
     node.cgroup = cluster.cgroup
 
 
-def _expose(cluster: ClusterState, used: list[Region], remote: dict[str, int], name: str, address: str) -> None:
-    """Put service `name` at `address` behind every remote region's proxy."""
-    for region in used:
-        if region.name in remote:
-            proxies.add_region(cluster, HUB_ADDRESS, remote[region.name], region, {name: address})
-
-
-def _write_hosts(cluster: ClusterState, region: str, proxy_index: int | None) -> str:
-    """The hosts file of `region`'s nodes: every node, and the services (directly at home: on
-    the first node, or in the hub for S3; through the region's proxy elsewhere; a service not
-    started resolves but refuses)."""
-    lines = ["127.0.0.1\tlocalhost", f"{HUB_ADDRESS}\thub"]
+def _write_hosts(cluster: ClusterState) -> str:
+    """The hosts file of every node: every node, and the services (on the first node; S3 in
+    its own namespace; a service not started resolves but refuses)."""
+    lines = ["127.0.0.1\tlocalhost"]
     lines += [f"{node.address}\t{node.name}" for node in cluster.nodes]
-    if proxy_index is None:
-        lines += [f"{HUB_ADDRESS if name in stores.HUB_SERVICES else cluster.nodes[0].address}\t{name}"
-                  for name in stores.SERVICE_NAMES]
-    else:
-        lines += [f"{proxies.region_address(proxy_index)}\t{name}" for name in stores.SERVICE_NAMES]
-    path = cluster.path(f"hosts-{region}")
+    lines += [f"{S3_ADDRESS if name == stores.S3_NAME else cluster.nodes[0].address}\t{name}"
+              for name in stores.SERVICE_NAMES]
+    path = cluster.path("hosts")
     with open(path, "w") as handle:
         handle.write("\n".join(lines) + "\n")
     os.chmod(path, 0o644)  # read by every process of the node, as /etc/hosts
@@ -173,8 +175,7 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
     for store in stores.RECORDS:
         forget_record(stores.services_dir(cluster), store)
     stores.purge(cluster)
-    for part in ("nodes", DISKS, "services", "mnt", "scratch", LAUNCHER, "toxiproxy.log") + tuple(
-            f"hosts-{region['name']}" for region in cluster.regions):
+    for part in ("nodes", DISKS, "services", "mnt", "scratch", LAUNCHER, "hosts", "delayline.json", "delayline.log"):
         path = cluster.path(part)
         if os.path.isdir(path):
             shutil.rmtree(path, ignore_errors=True)
@@ -190,7 +191,7 @@ def orphans() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for name in netns.names():
         tag, _, part = name.partition("-")
-        if TAG_PATTERN.fullmatch(tag) and (part == "hub" or NODE_PATTERN.fullmatch(part)):
+        if TAG_PATTERN.fullmatch(tag) and (part in ("hub", "s3") or NODE_PATTERN.fullmatch(part)):
             found.setdefault(tag, []).append(name)
     return found
 

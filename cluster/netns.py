@@ -69,17 +69,19 @@ def add_bridge(hub: str, bridge: str, addresses: list[str]) -> None:
     run("ip", "-n", hub, "link", "set", bridge, "up")
 
 
-def connect(hub: str, bridge: str, namespace: str, hub_end: str, address: str) -> None:
-    """A veth pair: `eth0` with `address` in `namespace`, `hub_end` on the hub's bridge."""
+def connect(hub: str, bridge: str, namespace: str, hub_end: str, address: str, gateway: str) -> None:
+    """A veth pair: `eth0` with `address` in `namespace`, `hub_end` on the hub's bridge, and
+    the namespace's default route via `gateway` (the hub's address on that bridge)."""
     run("ip", "link", "add", hub_end, "netns", hub, "type", "veth", "peer", "name", "eth0", "netns", namespace)
     run("ip", "-n", hub, "link", "set", hub_end, "master", bridge, "up")
     run("ip", "-n", namespace, "addr", "add", address, "dev", "eth0")
     run("ip", "-n", namespace, "link", "set", "eth0", "up")
+    run("ip", "-n", namespace, "route", "add", "default", "via", gateway)
 
 
 def shape(namespace: str, device: str, mbit: float) -> None:
-    """Limit what leaves `device` to `mbit` Mbit/s with an HTB class (netem is not needed:
-    delay comes from the latency proxies). The burst is sized for the rate, so a fast link
+    """Limit what leaves `device` to `mbit` Mbit/s with an HTB class (delay between regions
+    comes from the delay line, not the links). The burst is sized for the rate, so a fast link
     is not held back by a timer tick's worth of tokens."""
     rate = f"{mbit:g}mbit"
     burst = max(16_000, int(mbit * 1e6 / 8 / 250))  # 4 ms of traffic at the rate

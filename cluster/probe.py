@@ -1,8 +1,8 @@
-"""Measuring a cluster's network: bandwidth between two nodes, round trips to a service.
+"""Measuring a cluster's network: bandwidth and round trips between two nodes.
 
 Both ends run in this process, each socket made on a thread inside its node's network
 namespace (netns.in_namespace), so what is measured is the emulated network itself:
-the veth links with their HTB shaping and, for a remote region, the latency proxy.
+the veth links with their HTB shaping and, between regions, the delay line.
 `swiftcloud cluster check`, bench/cluster_links.py and the tests use it.
 """
 
@@ -13,9 +13,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from cluster import lifecycle, netns, proxies
-from cluster.regions import Region
-from cluster.state import ClusterState, Node
+from cluster import netns
+from cluster.state import Node
 
 PROBE_PORT = 9901
 CHUNK = 1 << 16
@@ -81,9 +80,41 @@ def bandwidth(sender: Node, receiver: Node, nbytes: int = 8 << 20) -> Transfer:
     return Transfer(nbytes - CHUNK, outcome["seconds"])
 
 
-def round_trips(client: Node, server_node: Node, via: str | None, count: int = 7) -> list[float]:
-    """Round trips (seconds) of a 64-byte echo from `client` to a server on `server_node`,
-    reached at `via` (an address) or directly."""
+def steady_mbit(sender: Node, receiver: Node, seconds: float = 10.0, skip: float = 2.0) -> float:
+    """The rate (Mbit/s) of one TCP stream from `sender` to `receiver` that sends for
+    `seconds`, counted from `skip` seconds after its first byte: past slow start, as a
+    long transfer sees it."""
+    server = _listen(receiver, PROBE_PORT)
+    samples: list[tuple[float, int]] = []
+
+    def receive() -> None:
+        connection, _ = server.accept()
+        with connection:
+            got = 0
+            while data := connection.recv(1 << 20):
+                got += len(data)
+                samples.append((time.perf_counter(), got))
+
+    reader = threading.Thread(target=receive, daemon=True)
+    reader.start()
+    try:
+        with _connect(sender, receiver.address, PROBE_PORT) as connection:
+            block = b"\0" * CHUNK
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                connection.sendall(block)
+        reader.join(120)
+    finally:
+        server.close()
+    if not samples or samples[-1][0] - samples[0][0] <= skip:
+        raise OSError(f"rate probe from {sender.name} to {receiver.name} did not last {skip} s")
+    start = next(sample for sample in samples if sample[0] >= samples[0][0] + skip)
+    return (samples[-1][1] - start[1]) * 8 / (samples[-1][0] - start[0]) / 1e6
+
+
+def round_trips(client: Node, server_node: Node, count: int = 7) -> list[float]:
+    """Round trips (seconds) of a 64-byte echo over one TCP connection from `client` to a
+    server on `server_node`."""
     server = _listen(server_node, PROBE_PORT)
 
     def echo() -> None:
@@ -96,7 +127,7 @@ def round_trips(client: Node, server_node: Node, via: str | None, count: int = 7
     thread.start()
     times = []
     try:
-        with _connect(client, via or server_node.address, PROBE_PORT) as connection:
+        with _connect(client, server_node.address, PROBE_PORT) as connection:
             connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             for _ in range(count):
                 began = time.perf_counter()
@@ -109,17 +140,3 @@ def round_trips(client: Node, server_node: Node, via: str | None, count: int = 7
         server.close()
         thread.join(10)
     return times
-
-
-def proxied_round_trips(cluster: ClusterState, client: Node, count: int = 7) -> list[float]:
-    """Round trips from `client` (in a remote region) to an echo server on the first node,
-    through the client's regional latency proxy, as the cluster's services are reached."""
-    names = [region["name"] for region in cluster.regions]
-    index = names.index(client.region)
-    region = Region(**cluster.regions[index])
-    head = cluster.nodes[0]
-    proxies.add_region(cluster, lifecycle.HUB_ADDRESS, index, region, {"probe": f"{head.address}:{PROBE_PORT}"})
-    try:
-        return round_trips(client, head, proxies.region_address(index), count)
-    finally:
-        proxies.remove(cluster, lifecycle.HUB_ADDRESS, f"probe-{region.name}")

@@ -14,13 +14,26 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from cluster import regions as layout
+from cluster.regions import Region, WanPath
 from hostkit.errors import ServiceError
 from hostkit.processes import Process, is_running
 
 STATE_FILE = "cluster.json"
 SUBNET = "10.231"  # a /16 that exists only inside the cluster's own namespaces
-HUB_ADDRESS = f"{SUBNET}.0.1"  # the bridge in the hub: the proxies, and services of no node (S3)
-PREFIX = 16
+PREFIX = 24  # region r (0 = home) is SUBNET.(r + 1).0/24; the hub is .1 on each
+S3_OCTET = 200  # S3's own subnet, SUBNET.200.0/24, with MinIO at .10
+S3_ADDRESS = f"{SUBNET}.{S3_OCTET}.10"
+
+
+def region_octet(index: int) -> int:
+    """The third octet of region `index`'s subnet (0 is the home region)."""
+    return index + 1
+
+
+def gateway(octet: int) -> str:
+    """The hub's address on the subnet with third octet `octet`."""
+    return f"{SUBNET}.{octet}.1"
 
 
 @dataclass
@@ -49,8 +62,10 @@ class ClusterState:
     tag: str
     directory: str
     hub: str
-    bridge: str
+    s3_namespace: str
     regions: list[dict[str, Any]]
+    paths: list[dict[str, Any]] = field(default_factory=list)
+    s3_mbit: float = layout.DEFAULT_S3_MBIT
     nodes: list[Node] = field(default_factory=list)
     storage: list[str] = field(default_factory=list)
     processes: list[dict[str, Any]] = field(default_factory=list)
@@ -61,8 +76,31 @@ class ClusterState:
 
     @property
     def namespaces(self) -> list[str]:
-        """Every namespace of the cluster, the hub last (the nodes' links end there)."""
-        return [node.namespace for node in self.nodes] + [self.hub]
+        """Every namespace of the cluster, the hub last (the nodes' and S3's links end there)."""
+        return [node.namespace for node in self.nodes] + [self.s3_namespace, self.hub]
+
+    def region_list(self) -> list[Region]:
+        """The regions that hold nodes, the home one first."""
+        return [Region(**region) for region in self.regions]
+
+    def wan_paths(self) -> list[WanPath]:
+        return [WanPath(tuple(path["regions"]), path["rtt_ms"], path["wan_mbit"])  # type: ignore[arg-type]
+                for path in self.paths]
+
+    def round_trip_ms(self, a: str, b: str) -> float:
+        """The configured round trip between regions `a` and `b` (regions.round_trip_ms)."""
+        return layout.round_trip_ms(self.region_list(), self.wan_paths(), a, b)
+
+    def wan_mbit(self, a: str, b: str) -> float:
+        """The configured rate between regions `a` and `b`, 0 = unlimited (regions.wan_mbit)."""
+        return layout.wan_mbit(self.region_list(), self.wan_paths(), a, b)
+
+    def s3_round_trip_ms(self, region: str) -> float:
+        """The configured round trip from `region`'s nodes to S3 (regions.s3_round_trip_ms)."""
+        named = {item.name: item for item in self.region_list()}
+        if region not in named:
+            raise ServiceError(f"the cluster has no region {region!r} (regions: {', '.join(named)})")
+        return layout.s3_round_trip_ms(named[region])
 
     def node(self, name: str) -> Node:
         for node in self.nodes:

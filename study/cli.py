@@ -12,7 +12,7 @@ from hostkit.errors import EXIT_OK, EXIT_RUNTIME
 
 DESCRIPTION = """\
 Reproduce the storage study on an emulated cluster of this machine (network namespaces,
-shaped links, remote regions behind latency proxies; needs root): every store is started
+shaped links, regions apart by a delay line; needs root): every store is started
 on the nodes, then
   io         concurrent read / write / read-after-write, one file per node (Figs 3/4/6)
   workflows  BLAST and EnergyPlus on every store: completion curves and task traces

@@ -4,9 +4,9 @@ Each store's record is written where `--storage NAME` looks for a started store 
 cluster's services directory), so a run on the cluster uses it with no settings. Every
 daemon listens on its node's own address; ports are fixed, since every node has a port
 space of its own. Services run on the first node and are known to every node by name
-(its hosts file), directly in the home region and through the region's latency proxy
-elsewhere. `local` needs no daemon: every node sees the host's directories. `s3fs` mounts
-the bucket of `s3` on every node (starting `s3` first if needed).
+(its hosts file), at the same address from every region: distance comes from the delay
+line between the regions' subnets. `local` needs no daemon: every node sees the host's
+directories. `s3fs` mounts the bucket of `s3` on every node (starting `s3` first if needed).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from collections.abc import Iterable
 
 from cluster.state import ClusterState
 from cluster.stores import chirp, hdfs, mosastore, s3, s3fs
-from cluster.stores.common import Expose, services_dir
+from cluster.stores.common import services_dir
 from hostkit.errors import ServiceError
 
-__all__ = ["CLUSTER_STORES", "HUB_SERVICES", "RECORDS", "SERVICE_NAMES", "purge", "services_dir", "start",
+__all__ = ["CLUSTER_STORES", "RECORDS", "S3_NAME", "SERVICE_NAMES", "purge", "services_dir", "start",
            "with_daemons"]
 
 STARTERS = {"mosastore": mosastore.start, "s3": s3.start, "hdfs": hdfs.start, "chirp": chirp.start,
             "s3fs": s3fs.start}
 CLUSTER_STORES = ("local", *STARTERS)
 SERVICE_NAMES = (mosastore.MANAGER_NAME, s3.NAME, hdfs.NAME, chirp.NAME)  # what every hosts file names
-HUB_SERVICES = (s3.NAME,)  # services of no node: in the hub, reached over each node's own link
+S3_NAME = s3.NAME  # the one service of no node: in a namespace of its own
 RECORDS = ("mosastore", "minio", "hdfs", "chirp", "s3fs")  # the service records the stores write
 
 
@@ -35,15 +35,14 @@ def with_daemons(stores: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(store for store in stores if store != "local"))
 
 
-def start(cluster: ClusterState, store: str, expose: Expose) -> None:
-    """Start `store` on the cluster's nodes (each process recorded as it starts);
-    `expose(name, address)` puts a service in reach of the remote regions."""
+def start(cluster: ClusterState, store: str) -> None:
+    """Start `store` on the cluster's nodes (each process recorded as it starts)."""
     if store not in CLUSTER_STORES:
         raise ServiceError(f"cannot start {store!r} on the cluster: it offers {', '.join(CLUSTER_STORES)}")
     if store in cluster.storage:
         return  # started already, as s3 is by s3fs
     if store in STARTERS:
-        STARTERS[store](cluster, expose)
+        STARTERS[store](cluster)
     cluster.storage.append(store)
     cluster.save()
 

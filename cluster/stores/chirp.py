@@ -24,7 +24,7 @@ from typing import Any
 from cluster import netns
 from cluster.nodes import mount_on, on_node, spawn_on
 from cluster.state import ClusterState, Node
-from cluster.stores.common import Expose, services_dir
+from cluster.stores.common import services_dir
 from hostkit.errors import ServiceError
 from hostkit.ports import port_open
 from hostkit.processes import wait_until
@@ -48,7 +48,7 @@ def _bind_on(node: Node, source: str, target: str) -> None:
         raise ServiceError(f"cannot bind the Chirp data of {node.name} at {target}: {bound.stderr.strip()}")
 
 
-def start(cluster: ClusterState, expose: Expose) -> None:
+def start(cluster: ClusterState) -> None:
     state = services_dir(cluster)
     subjects = chirp.default_subjects()
     user = chirp.server_user()
@@ -69,10 +69,9 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     head = cluster.nodes[0]
     address = f"{head.address}:{PORT}"
     cluster.endpoints[NAME] = address
-    expose(NAME, address)
     named = f"{NAME}:{PORT}"
     # Data servers by node name: every node's hosts file names every node, and node-to-node
-    # traffic goes straight over the links (only the services are behind a region's proxy).
+    # traffic crosses the links, and the delay line between regions, like any other.
     data_servers = [f"{node.name}:{PORT}" for node in cluster.nodes]
     mountpoint = cluster.path("mnt", chirp.NAME)
     os.makedirs(mountpoint, exist_ok=True)

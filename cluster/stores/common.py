@@ -1,16 +1,12 @@
-"""What the cluster's stores share: the services directory, a store's own directory, and how
-a service is put in reach of the remote regions."""
+"""What the cluster's stores share: the services directory, a store's own directory, and the
+argv of a Python daemon."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 
 from cluster.state import ClusterState
-
-# expose(name, address): put service `name` at `address` behind every remote region's proxy.
-Expose = Callable[[str, str], None]
 
 
 def services_dir(cluster: ClusterState) -> str:

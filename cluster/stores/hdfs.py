@@ -7,9 +7,8 @@ the study ran it): each block on min(3, nodes) DataNodes and 128 MiB blocks. In 
 client that creates a file decides both, so the mounts are started with them and the record
 names them for the adapter's clients.
 
-DataNodes reach the NameNode at its address, never through a proxy: the NameNode records a
-DataNode under the address its connection comes from, and clients would then look for
-blocks at the proxy.
+Every node reaches the NameNode and the DataNodes at their own addresses; between regions,
+through the delay line.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from typing import Any
 from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
-from cluster.stores.common import Expose, python_module, services_dir, store_dir
+from cluster.stores.common import python_module, services_dir, store_dir
 from hostkit.errors import ServiceError
 from hostkit.processes import wait_until
 from hostkit.records import ServiceRecord, save_record
@@ -32,7 +31,7 @@ PORT, HTTP_PORT = 8020, 9870
 DATANODE_PORTS = (9866, 9864, 9867)  # data, HTTP, IPC
 
 
-def start(cluster: ClusterState, expose: Expose, replication: int | None = None,
+def start(cluster: ClusterState, replication: int | None = None,
           block_size: int = hdfs.DEFAULT_BLOCK_SIZE) -> None:
     """Start HDFS on the cluster; `replication` defaults to min(3, nodes)."""
     replication = hdfs.default_replication(len(cluster.nodes)) if replication is None else replication
@@ -57,7 +56,6 @@ def start(cluster: ClusterState, expose: Expose, replication: int | None = None,
     wait_until(lambda: ready(0), popen, "the HDFS NameNode", log, timeout=120)
     for port in (PORT, HTTP_PORT):
         cluster.endpoints[f"{NAME}:{port}"] = f"{head.address}:{port}"
-        expose(f"{NAME}-{port}", f"{head.address}:{port}")
     started = [namenode]
     for node in cluster.nodes:
         data = cluster.node_dir(node.name, "hdfs")

@@ -1,8 +1,8 @@
 """MosaStore on the cluster: the manager on the first node, a benefactor and a FUSE client on
 every node.
 
-Each node reaches the manager by the name `mosastore-manager` (directly in the home
-region, through its region's latency proxy elsewhere) and the benefactors at their node
+Each node reaches the manager by the name `mosastore-manager` (node1's address, from every
+region; between regions through the delay line) and the benefactors at their node
 addresses. Every client mounts the store at the same path, inside its own node's mount
 namespace only.
 """
@@ -16,7 +16,7 @@ from typing import Any
 from cluster import netns
 from cluster.nodes import mount_on, spawn_on
 from cluster.state import ClusterState
-from cluster.stores.common import Expose, python_module, services_dir, store_dir
+from cluster.stores.common import python_module, services_dir, store_dir
 from hostkit.ports import port_open
 from hostkit.processes import wait_until
 from hostkit.records import ServiceRecord, save_record
@@ -33,7 +33,7 @@ def _command(role: str, *options: str) -> list[str]:
     return python_module("mosastore", role, *options)
 
 
-def start(cluster: ClusterState, expose: Expose) -> None:
+def start(cluster: ClusterState) -> None:
     directory = store_dir(cluster, NAME)
     secret_file = os.path.join(directory, "secret")
     if not os.path.exists(secret_file):
@@ -50,7 +50,6 @@ def start(cluster: ClusterState, expose: Expose) -> None:
     wait_until(lambda: netns.in_namespace(head.namespace, lambda: port_open(MANAGER_PORT, head.address)),
                popen, "the MosaStore manager", log, timeout=30)
     cluster.endpoints[MANAGER_NAME] = manager_address
-    expose(MANAGER_NAME, manager_address)
     named_manager = f"{MANAGER_NAME}:{MANAGER_PORT}"
     started = []
     for node in cluster.nodes:

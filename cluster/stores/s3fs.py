@@ -17,7 +17,7 @@ from typing import Any
 from cluster.nodes import mount_on
 from cluster.state import ClusterState
 from cluster.stores import s3
-from cluster.stores.common import Expose, services_dir, store_dir
+from cluster.stores.common import services_dir, store_dir
 from hostkit.errors import ServiceError
 from hostkit.records import ServiceRecord, load_record, save_record
 from storage_adapters.services import minio, s3fs_mount
@@ -26,10 +26,10 @@ NAME = s3fs_mount.NAME
 PASSWD_FILE = "passwd-s3fs"
 
 
-def start(cluster: ClusterState, expose: Expose) -> None:
+def start(cluster: ClusterState) -> None:
     s3fs_mount.check_fuse()
     if "s3" not in cluster.storage:
-        s3.start(cluster, expose)
+        s3.start(cluster)
         cluster.storage.append("s3")
         cluster.save()
     server = load_record(services_dir(cluster), minio.NAME)

@@ -47,7 +47,7 @@ def traces(record: dict) -> dict[str, list]:
     the nodes' disks' throttle rules (MAJ:MIN) and cgroup."""
     pids = [(node["holder_pid"], node["holder_create_time"]) for node in record["nodes"]]
     pids += [(entry["pid"], entry["create_time"]) for entry in record["processes"]]
-    return {"namespaces": [node["namespace"] for node in record["nodes"]] + [record["hub"]],
+    return {"namespaces": [node["namespace"] for node in record["nodes"]] + [record["s3_namespace"], record["hub"]],
             "links": [node["hub_end"] for node in record["nodes"]], "pids": pids,
             "directory": [record["directory"]], "rules": [disk["rule"] for disk in record.get("disks", [])],
             "cgroup": [record["cgroup"]] if record.get("cgroup") else []}

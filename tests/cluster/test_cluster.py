@@ -225,8 +225,8 @@ def _sleeping(pids: list[int]) -> int:
 
 def test_links_are_shaped_and_remote_regions_are_far(tmp_path: Path) -> None:
     """Lower bounds only (a loaded machine can be slower, never faster): a transfer takes at
-    least its size over the configured rate, and a remote round trip at least the configured
-    delay more than a direct one. bench/cluster_links.py measures how close they come."""
+    least its size over the configured rate, and a round trip between regions at least the
+    configured one. test_wan.py and bench/cluster_links.py measure how close they come."""
     regions = (Region("home", 1, 40.0), Region("remote", 1, 40.0, rtt_ms=50.0))
     state = str(tmp_path / "state")
     cluster = lifecycle.up(state, 2, regions)
@@ -235,9 +235,8 @@ def test_links_are_shaped_and_remote_regions_are_far(tmp_path: Path) -> None:
         home, remote = cluster.nodes
         transfer = probe.bandwidth(remote, home, 4 << 20)
         assert transfer.mbit <= 40.0 * 1.02, f"{transfer.mbit:.1f} Mbit/s through a 40 Mbit/s link"
-        direct = min(probe.round_trips(remote, home, None))
-        proxied = min(probe.proxied_round_trips(cluster, remote))
-        assert proxied - direct >= 0.050 * 0.98, f"direct {direct * 1000:.2f} ms, proxied {proxied * 1000:.2f} ms"
+        far = min(probe.round_trips(remote, home))
+        assert far >= 0.050, f"{far * 1000:.2f} ms between regions 50 ms apart"
     finally:
         lifecycle.down(state)
     assert_nothing_left(made)
@@ -256,7 +255,7 @@ def test_a_cluster_whose_record_was_deleted_can_still_be_taken_down(tmp_path: Pa
         down = cluster.swiftcloud("cluster", "down")
         assert down.returncode == 0 and f"swiftcloud cluster down --tag {tag}" in down.stderr
         by_tag = cluster.swiftcloud("cluster", "down", "--tag", tag)
-        assert by_tag.returncode == 0 and "removed 3 namespaces and 2 node disks" in by_tag.stderr, by_tag.stderr
+        assert by_tag.returncode == 0 and "removed 4 namespaces and 2 node disks" in by_tag.stderr, by_tag.stderr
     finally:
         cluster.swiftcloud("cluster", "down", "--tag", tag)
     assert_nothing_left(made)

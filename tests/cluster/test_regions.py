@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from cluster.node_exec import main as node_exec
-from cluster.regions import DEFAULT_REGIONS, Region, load, place
+from cluster.regions import (DEFAULT_REGIONS, Layout, Region, WanPath, load, place, round_trip_ms, s3_round_trip_ms,
+                             wan_mbit)
 from hostkit.errors import StorageConfigError
 
 
@@ -24,23 +25,49 @@ def test_a_region_file_is_read_and_checked(tmp_path: Path) -> None:
     path = tmp_path / "regions.toml"
     path.write_text('[[region]]\nname = "home"\nnodes = 4\nnode_mbit = 1000\n\n'
                     '[[region]]\nname = "far-away"\nnodes = 2\nnode_mbit = 100\nrtt_ms = 150\nwan_mbit = 50\n')
-    assert load(str(path)) == (Region("home", 4, 1000.0), Region("far-away", 2, 100.0, 150.0, 50.0))
-    assert [region.disk_mbps for region in load(str(path))] == [150.0, 150.0]  # the default disk
+    assert load(str(path)) == Layout((Region("home", 4, 1000.0), Region("far-away", 2, 100.0, 150.0, 50.0)))
+    assert [region.disk_mbps for region in load(str(path)).regions] == [150.0, 150.0]  # the default disk
     for text, message in [('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 1\nspeed = 3\n', "unknown setting(s) speed"),
                           ('[[region]]\nname = "a b"\nnodes = 1\nnode_mbit = 1\n', "'name' must be letters"),
                           ('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 1\ndisk_mbps = -5\n',
                            "(a): 'disk_mbps' must be a number >= 0"),
                           ('[[region]]\nname = "a"\nnodes = 0\nnode_mbit = 1\n', "must be more than 0"),
                           ('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 1\n' * 2, "region names must differ"),
-                          ("x = 1\n", "no [[region]] tables"), ("[[region\n", "regions.toml")]:
+                          ("x = 1\n", "unknown table(s) x"), ("[s3]\n", "no [[region]] tables"),
+                          ('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 1\n[[path]]\nregions = ["a", "b"]\n',
+                           "'regions' must name two different regions other than the home one"),
+                          ('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 1\n[s3]\nmbit = 0\n', "'mbit' must be more"),
+                          ("[[region\n", "regions.toml")]:
         path.write_text(text)
         with pytest.raises(StorageConfigError, match=re.escape(message)):
             load(str(path))
     path.write_text('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 10\ndisk_mbps = 80\n\n'
                     '[[region]]\nname = "b"\nnodes = 1\nnode_mbit = 10\ndisk_mbps = 0\n')
-    assert [region.disk_mbps for region in load(str(path))] == [80.0, 0.0]  # 0: the host's directory
+    assert [region.disk_mbps for region in load(str(path)).regions] == [80.0, 0.0]  # 0: the host's directory
     with pytest.raises(StorageConfigError, match="between 1 and 64"):
         place(65, DEFAULT_REGIONS)
+
+
+def test_paths_and_s3_are_read_with_their_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "regions.toml"
+    path.write_text('[[region]]\nname = "a"\nnodes = 1\nnode_mbit = 10\n\n'
+                    '[[region]]\nname = "b"\nnodes = 1\nnode_mbit = 10\nrtt_ms = 60\nwan_mbit = 200\ns3_rtt_ms = 70\n\n'
+                    '[[region]]\nname = "c"\nnodes = 1\nnode_mbit = 10\nrtt_ms = 150\nwan_mbit = 100\n\n'
+                    '[[region]]\nname = "d"\nnodes = 1\nnode_mbit = 10\nrtt_ms = 90\n\n'
+                    '[[path]]\nregions = ["c", "d"]\nrtt_ms = 200\n\n[s3]\nmbit = 300\n')
+    layout = load(str(path))
+    assert layout.s3_mbit == 300 and layout.paths == (WanPath(("c", "d"), 200.0, None),)
+    regions, paths = layout.regions, layout.paths
+    expected = {("a", "a"): (0, 0), ("a", "b"): (60, 200), ("c", "a"): (150, 100),
+                ("b", "c"): (150, 100),  # the larger round trip, the smaller rate
+                ("b", "d"): (90, 200),  # d has no WAN rate of its own: b's
+                ("d", "c"): (200, 100)}  # the path's round trip, the default rate
+    for (a, b), (rtt, rate) in expected.items():
+        for x, y in ((a, b), (b, a)):
+            assert (round_trip_ms(regions, paths, x, y), wan_mbit(regions, paths, x, y)) == (rtt, rate), (x, y)
+    assert [s3_round_trip_ms(region) for region in regions] == [20, 70, 170, 110]
+    with pytest.raises(StorageConfigError, match="no region 'x'"):
+        round_trip_ms(regions, paths, "a", "x")
 
 
 def test_the_launcher_refuses_without_a_cluster(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
