@@ -1,9 +1,10 @@
-"""Join a cgroup, then become a command: `python join_cgroup.py CGROUP_DIR COMMAND...`.
+"""Join cgroups, then become a command: `python join_cgroup.py CGROUP_DIR... -- COMMAND...`.
 
-On hosts with cgroup v2, a node's disk throttle (`io.max`) holds only for processes in the
-cluster's cgroup, and `nsenter` joins namespaces but not cgroups: nodes.on_node runs this
-file (by path, with nothing but the standard library, so it needs no PYTHONPATH) between
-`nsenter` and the command. It execs in place, so the command keeps this process's PID.
+`nsenter` joins a node's namespaces but not its cgroups, and two limits hold only for the
+processes inside a node's cgroups: its CPU share (cpulimit.py) and, on hosts with cgroup v2,
+its disk throttle (`io.max`, disks.py). nodes.on_node runs this file (by path, with nothing
+but the standard library, so it needs no PYTHONPATH) between `nsenter` and the command. It
+execs in place, so the command keeps this process's PID, and its children inherit the groups.
 """
 
 import os
@@ -11,13 +12,17 @@ import sys
 
 
 def main(argv: list[str]) -> None:
-    directory, command = argv[0], argv[1:]
+    if "--" not in argv:
+        sys.exit("usage: join_cgroup.py CGROUP_DIR... -- COMMAND...")
+    split = argv.index("--")
+    directories, command = argv[:split], argv[split + 1:]
     try:
-        with open(os.path.join(directory, "cgroup.procs"), "w") as procs:
-            procs.write(f"{os.getpid()}\n")
+        for directory in directories:
+            with open(os.path.join(directory, "cgroup.procs"), "w") as procs:
+                procs.write(f"{os.getpid()}\n")
         os.execvp(command[0], command)
     except OSError as error:
-        sys.exit(f"cannot run {command[0]} in the cgroup {directory}: {error.strerror}")
+        sys.exit(f"cannot run {command[0]} in the cgroups {', '.join(directories)}: {error.strerror}")
 
 
 if __name__ == "__main__":

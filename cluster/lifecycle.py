@@ -2,8 +2,8 @@
 
 `up` makes, in order: the hub namespace, forwarding between one bridge and subnet per
 region (and one for S3), the hosts file, per node a namespace, a veth pair shaped to
-the region's rate in both directions, the node's own throttled disk (see disks.py) and a
-holder process (see holder.py), S3's
+the region's rate in both directions, the node's own throttled disk (see disks.py), its
+CPU cgroup (cpulimit.py) and a holder process (see holder.py), S3's
 namespace with its link shaped to S3's cap, the delay line between the subnets
 (wan.py), the launcher script for mpiexec, and the requested stores. Each step
 is recorded before it is taken. `down` works from the record alone: it ends every
@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 
-from cluster import disks, netns, node_exec, stores, wan
+from cluster import cpulimit, disks, netns, node_exec, stores, wan
 from cluster.nodes import start_holder
 from cluster.regions import DEFAULT_REGIONS, DEFAULT_S3_MBIT, Region, WanPath, place
 from cluster.state import (PREFIX, S3_ADDRESS, S3_OCTET, SUBNET, ClusterState, Node, cluster_dir, forget, gateway,
@@ -92,6 +92,8 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
     for octet in octets.values():
         netns.add_bridge(cluster.hub, wan.bridge(octet), [f"{gateway(octet)}/{PREFIX}"])
     hosts = _write_hosts(cluster)
+    cluster.cpu_cgroup = cpulimit.parent_dir(cluster.tag)
+    cluster.save()
     if any(region.disk_mbps > 0 for region in placed) and disks.mechanism() == "v2":
         cluster.cgroup = disks.cgroup_path(cluster.tag)
         cluster.save()
@@ -105,6 +107,9 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
         netns.shape(cluster.hub, node.hub_end, region.node_mbit)  # what it receives
         if region.disk_mbps > 0:
             _make_disk(cluster, node, region)
+        node.cpu_cgroup = cpulimit.make(cluster.cpu_cgroup, node.name)
+        if region.cpu_cores > 0:
+            cpulimit.set_quota(node.cpu_cgroup, region.cpu_cores)
         start_holder(cluster, node, hosts)
         cluster.save()
     s3_end = f"{cluster.tag}-vs3"
@@ -172,6 +177,7 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
     for disk in cluster.disks:
         disks.remove(disks.Disk(**disk))
     disks.remove_cgroup(cluster.cgroup)
+    cpulimit.remove(cluster.cpu_cgroup)
     for store in stores.RECORDS:
         forget_record(stores.services_dir(cluster), store)
     stores.purge(cluster)
@@ -209,6 +215,7 @@ def down_orphan(tag: str, report: Report = lambda line: None) -> bool:
         netns.delete(namespace)
     removed = disks.remove_orphans(lambda directory: tag_for(directory) == tag)
     disks.remove_cgroup(disks.orphan_cgroup(tag))
+    cpulimit.remove(cpulimit.parent_dir(tag))
     report(f"removed {len(namespaces)} namespaces and {removed} node disks of cluster {tag} (its record was gone)")
     return True
 

@@ -3,9 +3,9 @@
 A node is its holder's namespaces (see holder.py). `on_node(node, argv)` is the argv
 that runs `argv` there: `nsenter` joins the holder's network, mount and UTS
 namespaces and then execs the command, so the PID we record is the command's own and
-it is stopped by that PID like any service process. On a host with cgroup v2, the command
-first joins the cluster's cgroup (join_cgroup.py, which also execs in place), where its
-node's disk throttle holds.
+it is stopped by that PID like any service process. Before nsenter, the process joins the
+node's cgroups (join_cgroup.py, which also execs in place): its CPU share (cpulimit.py)
+and, on a host with cgroup v2, the cluster's cgroup where its disk throttle holds.
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
     if not node.up():
         raise ServiceError(f"node {node.name} is not running: bring the cluster up again "
                            "('swiftcloud cluster down', then 'up')")
-    join = [sys.executable, JOIN_CGROUP, node.cgroup] if node.cgroup else []
-    return ["nsenter", f"--target={node.holder_pid}", "--net", "--mount", "--uts",
-            f"--wd={cwd or os.getcwd()}", "--", *join, *argv]
+    # The cgroups are joined before nsenter: inside the node, /sys is the network namespace's
+    # own (as `ip netns exec` mounts it) and holds no cgroup hierarchy.
+    cgroups = node.cgroups()
+    join = [sys.executable, JOIN_CGROUP, *cgroups, "--"] if cgroups else []
+    return [*join, "nsenter", f"--target={node.holder_pid}", "--net", "--mount", "--uts",
+            f"--wd={cwd or os.getcwd()}", "--", *argv]
 
 
 def start_holder(cluster: ClusterState, node: Node, hosts_file: str) -> None:

@@ -11,6 +11,7 @@ A region file is TOML with one `[[region]]` table per region, nearest first:
     s3_rtt_ms = 20       # round trip from this region's nodes to S3 (default: rtt_ms + 20)
     disk_mbps = 150      # each node's own disk, read and write, in MB/s (10^6 bytes/s); 0 = no disk of
                          # its own (the node's directory stays on the host's file system)
+    cpu_cores = 0        # each node's CPU share, in cores (CFS quota; 0: no limit, any idle core)
 
 and, optionally, paths between two regions that are not the home one, and S3's own cap:
 
@@ -51,6 +52,7 @@ class Region:
     wan_mbit: float = 0.0
     s3_rtt_ms: float | None = None  # None: rtt_ms + S3_RTT_MS
     disk_mbps: float = 150.0
+    cpu_cores: float = 0.0  # each node's CPU share in cores (0: no limit; cpulimit.py)
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,8 @@ def _number(table: dict[str, Any], key: str, default: float, where: str) -> floa
 
 
 def _region(table: dict[str, Any], where: str) -> Region:
-    unknown = set(table) - {"name", "nodes", "node_mbit", "rtt_ms", "wan_mbit", "s3_rtt_ms", "disk_mbps"}
+    unknown = set(table) - {"name", "nodes", "node_mbit", "rtt_ms", "wan_mbit", "s3_rtt_ms", "disk_mbps",
+                            "cpu_cores"}
     if unknown:
         raise StorageConfigError(f"{where}: unknown setting(s) {', '.join(sorted(unknown))}")
     name = table.get("name")
@@ -176,7 +179,7 @@ def _region(table: dict[str, Any], where: str) -> Region:
         raise StorageConfigError(f"{where}: 'nodes' and 'node_mbit' must be more than 0")
     s3_rtt = _number(table, "s3_rtt_ms", 0.0, where) if "s3_rtt_ms" in table else None
     return Region(name, int(numbers["nodes"]), numbers["node_mbit"], numbers["rtt_ms"], numbers["wan_mbit"], s3_rtt,
-                  _number(table, "disk_mbps", 150.0, where))
+                  _number(table, "disk_mbps", 150.0, where), _number(table, "cpu_cores", 0.0, where))
 
 
 def _wan_path(table: dict[str, Any], where: str, regions: tuple[Region, ...]) -> WanPath:

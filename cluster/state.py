@@ -48,6 +48,11 @@ class Node:
     holder_pid: int = 0
     holder_create_time: float = 0.0
     cgroup: str = ""  # cgroup v2 only: the cgroup its processes join, for its disk's throttle
+    cpu_cgroup: str = ""  # the cgroup its processes join for its CPU share (cpulimit.py)
+
+    def cgroups(self) -> list[str]:
+        """The cgroups every process started on the node joins."""
+        return [directory for directory in (self.cpu_cgroup, self.cgroup) if directory]
 
     def up(self) -> bool:
         return self.holder_pid > 0 and is_running(self.holder_pid, self.holder_create_time)
@@ -72,6 +77,7 @@ class ClusterState:
     endpoints: dict[str, str] = field(default_factory=dict)
     disks: list[dict[str, Any]] = field(default_factory=list)
     cgroup: str = ""
+    cpu_cgroup: str = ""  # the cluster's CPU cgroup, holding one per node (cpulimit.py)
     phase: str = "starting"
 
     @property

@@ -50,7 +50,7 @@ def traces(record: dict) -> dict[str, list]:
     return {"namespaces": [node["namespace"] for node in record["nodes"]] + [record["s3_namespace"], record["hub"]],
             "links": [node["hub_end"] for node in record["nodes"]], "pids": pids,
             "directory": [record["directory"]], "rules": [disk["rule"] for disk in record.get("disks", [])],
-            "cgroup": [record["cgroup"]] if record.get("cgroup") else []}
+            "cgroup": [path for path in (record.get("cgroup"), record.get("cpu_cgroup")) if path]}
 
 
 def assert_nothing_left(made: dict[str, list], also_pids: list[int] = ()) -> None:
