@@ -219,19 +219,20 @@ def draw(results: dict[str, Any], path: str) -> str:
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(8, 5))
-    for store in results["stores"]:
+    for index, store in enumerate(results["stores"]):
+        color = f"C{index}"
         curve = sorted((p["nodes"], p["median"], p["ci95"]) for p in results["points"]
                        if p["store"] == store and p["median"] is not None)
-        if not curve:
-            continue
-        below = [median - ci[0] if ci else 0.0 for _, median, ci in curve]
-        above = [ci[1] - median if ci else 0.0 for _, median, ci in curve]
-        drawn = axes.errorbar([k for k, _, _ in curve], [m for _, m, _ in curve], yerr=[below, above], marker="o",
-                              capsize=3, label=store)
+        if curve:
+            below = [median - ci[0] if ci else 0.0 for _, median, ci in curve]
+            above = [ci[1] - median if ci else 0.0 for _, median, ci in curve]
+            axes.errorbar([k for k, _, _ in curve], [m for _, m, _ in curve], yerr=[below, above], marker="o",
+                          capsize=3, color=color, label=store)
         hollow = [(p["nodes"], value) for p in results["points"] if p["store"] == store
                   for value, saturated in zip(p["samples"], p["saturated"]) if saturated]
-        if hollow:
-            axes.scatter(*zip(*hollow), facecolors="none", edgecolors=drawn[0].get_color(), zorder=3)
+        if hollow:  # drawn even where no repeat was usable: the reader sees what was measured
+            axes.scatter(*zip(*hollow), facecolors="none", edgecolors=color, zorder=3,
+                         label=None if curve else f"{store} (every repeat saturated)")
     for bound in results["regions"][1:]:
         axes.axvline(bound["first_node"] - 0.5, color="grey", linestyle="--", linewidth=1)
         axes.text(bound["first_node"] - 0.4, 0.98, f"{bound['name']} ({bound['rtt_ms']:g} ms)",

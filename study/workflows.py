@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import subprocess
 import time
 from collections.abc import Callable
@@ -280,16 +281,20 @@ def workflow_figures(workflow: Workflow, per_store: dict[str, dict[str, Any]], o
 
 
 def staged_vs_shared_figure(pairs: dict[str, dict[str, Any]], options: WorkflowOptions, out_dir: str) -> str | None:
-    """Median makespans staged and shared per store, with their 95% intervals as error bars."""
-    complete = {store: pair for store, pair in pairs.items()
-                if pair["staged"]["median"] is not None and pair["shared"]["median"] is not None}
+    """Median makespans staged and shared per store, with their 95% intervals as error bars; a
+    store whose repeats were all saturated shows the median of them all, and says so."""
+    complete = {store: pair for store, pair in pairs.items() if pair["staged"]["samples"] and pair["shared"]["samples"]}
     if not complete:
         return None
-    label = {store: store if pair["shared_store"] == store else f"{store} / {pair['shared_store']}"
-             for store, pair in complete.items()}
-    return grouped_bars(
-        {label[store]: {mode: pair[mode]["median"] for mode in ("staged", "shared")} for store, pair in complete.items()},
-        os.path.join(out_dir, "staged_vs_shared.png"),
-        f"BLAST: staged vs shared execution (median of {options.repeats} repeats, 95% interval)", "makespan (s)",
-        {label[store]: {mode: tuple(pair[mode]["ci95"]) for mode in ("staged", "shared") if pair[mode]["ci95"]}
-         for store, pair in complete.items()})
+    groups, intervals = {}, {}
+    for store, pair in complete.items():
+        label = store if pair["shared_store"] == store else f"{store} / {pair['shared_store']}"
+        if any(pair[mode]["median"] is None for mode in ("staged", "shared")):
+            label += "\n(all saturated)"
+        groups[label] = {mode: pair[mode]["median"] if pair[mode]["median"] is not None
+                         else statistics.median(pair[mode]["samples"]) for mode in ("staged", "shared")}
+        intervals[label] = {mode: (pair[mode]["ci95"][0], pair[mode]["ci95"][1])
+                            for mode in ("staged", "shared") if pair[mode]["ci95"]}
+    return grouped_bars(groups, os.path.join(out_dir, "staged_vs_shared.png"),
+                        f"BLAST: staged vs shared execution (median of {options.repeats} repeats, 95% interval)",
+                        "makespan (s)", intervals)
