@@ -14,6 +14,9 @@ from engine.observe.spans import PHASES, WAIT, load_run  # noqa: E402
 from study.coordination import worker_gaps  # noqa: E402
 
 Interval = tuple[float, float]
+OTHER = "other"  # a task's execution outside its logged stage-in, run and stage-out (worker overhead)
+COLORS = {**PHASE_COLORS, OTHER: "#7f7f7f"}
+NAMES = {WAIT: "worker coordination wait", OTHER: "execution outside the logged phases"}
 
 
 def grouped_bars(groups: dict[str, dict[str, float]], path: str, title: str, ylabel: str,
@@ -65,20 +68,23 @@ def worker_trace(run_dir: str, path: str, title: str) -> str:
     figure, axes = plt.subplots(figsize=(10, 2.5 + 0.3 * len(workers)))
     bars: dict[tuple[int, str], list[tuple[float, float]]] = {}
     for span in run.spans:
+        # the whole execution underneath: the worker's time around the logged phases shows too
+        bars.setdefault((span.worker, OTHER), []).append((span.start - run.t0, span.end - span.start))
         for phase, begin, end in span.phases():
             if phase != WAIT:  # the task's own queueing is the other figure's
                 bars.setdefault((span.worker, phase), []).append((begin - run.t0, end - begin))
     for gap in worker_gaps(run.spans):
         bars.setdefault((gap.worker, WAIT), []).append((gap.begin - run.t0, gap.seconds))
-    for (worker, phase), segments in bars.items():  # one artist per worker and phase: large runs stay fast
-        axes.broken_barh(segments, (worker - 0.35, 0.7), facecolors=PHASE_COLORS[phase])
-    drawn = [phase for phase in PHASES if any(key[1] == phase for key in bars)]
+    for (worker, phase), segments in sorted(bars.items(), key=lambda item: item[0][1] != OTHER):
+        # one artist per worker and phase (large runs stay fast), the whole executions first
+        axes.broken_barh(segments, (worker - 0.35, 0.7), facecolors=COLORS[phase])
+    drawn = [phase for phase in (*PHASES, OTHER) if any(key[1] == phase for key in bars)]
     axes.set_yticks(workers)
     axes.set_xlabel("seconds since the run started")
     axes.set_ylabel("worker")
     axes.set_title(title, fontsize="medium")
-    axes.legend([plt.Rectangle((0, 0), 1, 1, color=PHASE_COLORS[phase]) for phase in drawn],
-                ["worker coordination wait" if phase == WAIT else PHASE_NAMES[phase] for phase in drawn],
+    axes.legend([plt.Rectangle((0, 0), 1, 1, color=COLORS[phase]) for phase in drawn],
+                [NAMES.get(phase) or PHASE_NAMES[phase] for phase in drawn],
                 loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
