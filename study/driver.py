@@ -85,7 +85,11 @@ def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
             lifecycle.down(plan.state_dir, say)
             _remove_empty(plan.state_dir)
     results["seconds"] = round(time.time() - plan.started, 1)
-    results["claims"] = [claim.as_dict() for claim in claims.evaluate(results)]
+    try:
+        results["claims"] = [claim.as_dict() for claim in claims.evaluate(results)]
+    except (KeyError, TypeError, ValueError) as error:  # a claims module behind the parts' result format
+        say(f"the claims could not be evaluated: {type(error).__name__}: {error}")
+        results["claims"], results["errors"]["claims"] = [], f"{type(error).__name__}: {error}"
     _save(plan, results)
     index.write(plan.out_dir, results)
     return results

@@ -1,14 +1,16 @@
 """The power-grid workflow's makespan vs node count per store (Fig 13), in skeleton mode.
 
-For each store and node count k, one `swiftcloud run --cluster -n k+1 --storage S
+For each store and node count k, repeated runs of `swiftcloud run --cluster -n k+1 --storage S
 apps/lmps/lmps.swift --chunk=1 --skeleton=DURATIONS` (one engine rank and one worker on
 each of nodes 1..k, so past the home region's nodes the workers sit in remote regions),
-each with its own run directory and its own output directory in the store. Skeleton mode:
-every task moves its real files through the store but sleeps its measured duration
-instead of computing, since two cores cannot compute for 16 nodes; the durations come
-from a real hourly run made first on this machine (or a durations file given). The run
-log gives the makespan (first task start to last task end) and the node of every
-worker, checked against the k nodes asked for.
+each with its own run directory and its own output directory in the store. The points'
+repeats are interleaved round-robin across stores and node counts, each inside a
+CpuWatch, and each point's makespans are kept as a measure (study/stats.py). Skeleton
+mode: every task reads its real inputs through the store, sleeps its measured computation
+time, then writes its output of the real size, since two cores cannot compute for 16
+nodes; the durations come from a real hourly run made first on this machine (or a
+durations file given). The run log gives the makespan (first task start to last task end)
+and the node of every worker, checked against the k nodes asked for.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from cluster import lifecycle
+from cluster.cpuwatch import CpuWatch
 from cluster.regions import Region
 from cluster.state import ClusterState
 from cluster.stores import with_daemons
@@ -34,6 +37,7 @@ from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME, StorageError
 from hostkit.interrupt import terminate_as_interrupt
 from hostkit.program import importable, swiftcloud_command
 from mosastore.plugin import register as register_mosastore
+from study.repeats import headroom, measure_from, round_robin
 from study.stores import study_stores
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -59,23 +63,27 @@ class LmpOptions:
     start: int = 4800  # first hour: a summer window, congested and uncongested hours
     record_hours: int = 0  # hours of the real run recording the durations (0: as many as `hours`)
     durations: str | None = None  # a durations file to use instead of recording
+    repeats: int = 3  # of every point
+    top_repeats: int = 5  # of the points at the largest node count (the MosaStore-vs-S3 claim's)
+    stores: tuple[str, ...] | None = None  # the stores swept of those asked for (None: all of them)
 
     @classmethod
     def quick(cls) -> LmpOptions:
-        return cls("quick", hours=24, node_counts=(1, 2, 9))
+        return cls("quick", hours=24, node_counts=(1, 2, 9), repeats=1, top_repeats=2)
 
     @classmethod
     def small(cls) -> LmpOptions:
-        # 32 hours, two tasks per node at 16 nodes: on a slow 2-core VM 48 hours over 2 to 16
-        # nodes took about 100 s per store, 32 hours over 2, 8, 12 and 16 nodes 55-125 s (each run
-        # also pays ~3 s of prepare_model's recorded time and ~5 s of start-up).
-        return cls("small", hours=32, node_counts=(2, 8, 12, 16))
+        # 320 hours: 20 tasks per worker at 16 nodes, so a knee can show past the home region's
+        # 8; 12 nodes and the stores the claims do not compare (s3fs, hdfs, chirp) are --full's,
+        # to keep the part near 14 minutes on a 2-core VM. Two days of real solves are recorded
+        # and reused in turn.
+        return cls("small", hours=320, node_counts=(4, 8, 16), record_hours=48, stores=("local", "s3", "mosastore"))
 
     @classmethod
     def full(cls) -> LmpOptions:
         # The durations of a week of real hourly solves, reused in turn over the year: a real
         # year first would add about 15 minutes of compute that the sweep then only sleeps.
-        return cls("full", hours=8760, start=0, node_counts=(1, 2, 4, 6, 8, 10, 12, 14, 16), record_hours=168)
+        return cls("full", hours=8760, start=0, node_counts=tuple(range(1, 17)), record_hours=168)
 
 
 def _measured_command(argv: list[str], cwd: str, env: dict[str, str], log_path: str) -> tuple[int, float, float, str]:
@@ -149,10 +157,10 @@ def run_figures(run_dir: str) -> dict[str, Any]:
     return figures
 
 
-def sweep_point(cluster: ClusterState, store: str, k: int, options: LmpOptions, durations: str, out_dir: str,
-                stamp: str, say: Say) -> dict[str, Any]:
-    """One run of the sweep: store `store`, workers on nodes 1..k."""
-    tag = f"{store}-k{k:02d}"
+def sweep_point(cluster: ClusterState, store: str, k: int, repeat: int, options: LmpOptions, durations: str,
+                out_dir: str, stamp: str, say: Say) -> dict[str, Any]:
+    """One run of the sweep, inside a CpuWatch: store `store`, workers on nodes 1..k."""
+    tag = f"{store}-k{k:02d}-r{repeat}"
     run_dir = os.path.join(out_dir, "runs", tag)
     work = os.path.join(out_dir, "work")  # the runs' directory: a `local` store's files land here
     os.makedirs(work, exist_ok=True)
@@ -161,20 +169,23 @@ def sweep_point(cluster: ClusterState, store: str, k: int, options: LmpOptions, 
                               f"--start={options.start}", f"--skeleton={durations}", f"--out=study-lmp/{stamp}/{tag}")
     expected = [node.name for node in cluster.nodes[:k]]
     regions = {node.name: node.region for node in cluster.nodes}
-    point: dict[str, Any] = {"store": store, "nodes": k, "ranks": k + 1, "run_dir": os.path.relpath(run_dir, out_dir),
-                             "expected_nodes": expected, "regions": sorted({regions[name] for name in expected})}
-    status, wall, cpu, tail = _measured_command(argv, work, _environment(os.path.dirname(cluster.directory)),
-                                                os.path.join(out_dir, "runs", f"{tag}.log"))
-    point.update(wall_s=round(wall, 3), cpu_s=round(cpu, 2))
+    point: dict[str, Any] = {"store": store, "nodes": k, "repeat": repeat, "ranks": k + 1,
+                             "run_dir": os.path.relpath(run_dir, out_dir), "expected_nodes": expected,
+                             "regions": sorted({regions[name] for name in expected})}
+    with CpuWatch(cluster) as watch:
+        status, wall, cpu, tail = _measured_command(argv, work, _environment(os.path.dirname(cluster.directory)),
+                                                    os.path.join(out_dir, "runs", f"{tag}.log"))
+    assert watch.window is not None  # set by __exit__
+    point.update(wall_s=round(wall, 3), cpu_s=round(cpu, 2), cpu=watch.window.as_dict())
     if status != 0:
         point.update(error=f"exit {status}: {tail}", makespan_s=None)
         say(f"  {tag}: FAILED (exit {status}) after {wall:.1f} s: {tail.splitlines()[-1] if tail else ''}")
         return point
     point.update(run_figures(run_dir))
     point["placement_ok"] = point["worker_nodes"] == sorted(expected)
-    say(f"  {tag}: makespan {point['makespan_s']:.1f} s (command {wall:.1f} s, CPU {cpu:.1f} s), workers on "
-        f"{len(point['worker_nodes'])} nodes ({', '.join(point['regions'])})"
-        + ("" if point["placement_ok"] else f" -- expected {', '.join(expected)}"))
+    say(f"  {tag}: makespan {point['makespan_s']:.1f} s (command {wall:.1f} s, CPU {cpu:.1f} s, host"
+        f" {watch.window.host_busy:.0%} busy), workers on {len(point['worker_nodes'])} nodes"
+        f" ({', '.join(point['regions'])})" + ("" if point["placement_ok"] else f" -- expected {', '.join(expected)}"))
     return point
 
 
@@ -188,18 +199,40 @@ def region_bounds(cluster: ClusterState) -> list[dict[str, Any]]:
     return bounds
 
 
+def home_efficiency(points: list[dict[str, Any]], store: str, home: int) -> tuple[int, int, float] | None:
+    """Parallel efficiency of `store` inside the home region: from its smallest to its largest
+    measured node count there, (k1, k2, k1 T1 / (k2 T2)) over the medians; None with fewer than two."""
+    inside = sorted((p["nodes"], p["median"]) for p in points
+                    if p["store"] == store and p["nodes"] <= home and p["median"] is not None)
+    if len(inside) < 2:
+        return None
+    (k1, t1), (k2, t2) = inside[0], inside[-1]
+    return k1, k2, (k1 * t1) / (k2 * t2)
+
+
 def draw(results: dict[str, Any], path: str) -> str:
+    """Median makespan per store and node count with its 95% interval; every repeat taken on a
+    saturated host as a hollow marker (left out of the median)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(8, 4.8))
-    for store in results["stores"]:
-        curve = sorted((p["nodes"], p["makespan_s"]) for p in results["points"]
-                       if p["store"] == store and p.get("makespan_s") is not None)
+    figure, axes = plt.subplots(figsize=(8, 5))
+    for index, store in enumerate(results["stores"]):
+        color = f"C{index}"
+        curve = sorted((p["nodes"], p["median"], p["ci95"]) for p in results["points"]
+                       if p["store"] == store and p["median"] is not None)
         if curve:
-            axes.plot(*zip(*curve), marker="o", label=store)
+            below = [median - ci[0] if ci else 0.0 for _, median, ci in curve]
+            above = [ci[1] - median if ci else 0.0 for _, median, ci in curve]
+            axes.errorbar([k for k, _, _ in curve], [m for _, m, _ in curve], yerr=[below, above], marker="o",
+                          capsize=3, color=color, label=store)
+        hollow = [(p["nodes"], value) for p in results["points"] if p["store"] == store
+                  for value, saturated in zip(p["samples"], p["saturated"]) if saturated]
+        if hollow:  # drawn even where no repeat was usable: the reader sees what was measured
+            axes.scatter(*zip(*hollow), facecolors="none", edgecolors=color, zorder=3,
+                         label=None if curve else f"{store} (every repeat saturated)")
     for bound in results["regions"][1:]:
         axes.axvline(bound["first_node"] - 0.5, color="grey", linestyle="--", linewidth=1)
         axes.text(bound["first_node"] - 0.4, 0.98, f"{bound['name']} ({bound['rtt_ms']:g} ms)",
@@ -208,9 +241,12 @@ def draw(results: dict[str, Any], path: str) -> str:
     axes.set_xlabel("worker nodes (one worker each)")
     axes.set_ylabel("makespan (s)")
     axes.set_ylim(bottom=0)
-    axes.set_title(f"LMP workflow, {results['hours']} hourly tasks: makespan vs nodes\n"
-                   f"skeleton mode: compute replaced by measured sleeps ({results['recorded_hours']} real hours "
-                   "recorded)", fontsize="medium")
+    efficiency = home_efficiency(results["points"], "local", results["home_nodes"])
+    line = (f"; local's parallel efficiency {efficiency[0]} to {efficiency[1]} nodes: {efficiency[2]:.0%}"
+            if efficiency else "")
+    axes.set_title(f"LMP workflow, {results['tasks']} hourly tasks: makespan vs nodes (median, 95% interval;"
+                   f" hollow: saturated host)\nskeleton mode: compute replaced by measured sleeps"
+                   f" ({results['recorded_hours']} real hours recorded){line}", fontsize="small")
     axes.grid(alpha=0.3)
     axes.legend(fontsize="small")
     figure.tight_layout()
@@ -220,8 +256,15 @@ def draw(results: dict[str, Any], path: str) -> str:
 
 
 def run(cluster: ClusterState, stores: list[str], options: LmpOptions, out_dir: str, say: Say) -> dict[str, Any]:
-    """The sweep over `stores` and node counts on `cluster`; lmp.json and the figure into out_dir."""
+    """The sweep over `stores` and node counts on `cluster`, repeats interleaved; lmp.json and
+    the figure into out_dir."""
     begin = time.perf_counter()
+    left_out = [store for store in stores if options.stores is not None and store not in options.stores]
+    stores = [store for store in stores if store not in left_out]
+    if left_out:
+        say(f"LMP sweep: {', '.join(left_out)} left to a larger size (--full sweeps every store)")
+    if not stores:
+        raise UsageError(f"the LMP sweep of this size compares {', '.join(options.stores or ())}: none was asked for")
     os.makedirs(os.path.join(out_dir, "runs"), exist_ok=True)
     durations = os.path.abspath(options.durations) if options.durations else record_durations(options, out_dir, say)
     with open(durations, encoding="utf-8") as handle:
@@ -230,23 +273,36 @@ def run(cluster: ClusterState, stores: list[str], options: LmpOptions, out_dir: 
     if not counts:
         raise UsageError(f"no node count of {list(options.node_counts)} fits the cluster's {len(cluster.nodes)} nodes")
     stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
+    home = sum(n.region == cluster.nodes[0].region for n in cluster.nodes)
     results: dict[str, Any] = {
         "mode": "skeleton", "size": options.size, "options": asdict(options), "hours": options.hours,
-        "node_counts": counts, "stores": stores, "durations_file": durations,
+        "tasks": options.hours, "node_counts": counts, "stores": stores, "stores_left_out": left_out, "durations_file": durations,
         "recorded_hours": recorded["recorded_hours"], "recorded_task_mean_s": recorded["seconds_mean"],
+        "recorded_compute_mean_s": recorded.get("compute_mean"),
         "durations_reuse": recorded["reuse"] if options.hours > recorded["recorded_hours"] else "none",
-        "regions": region_bounds(cluster), "home_nodes": sum(n.region == cluster.nodes[0].region for n in cluster.nodes),
+        "regions": region_bounds(cluster), "home_nodes": home,
         "makespan": "first task start to last task end, from the run log (wall_s: the whole command)",
         "load_average_at_start": os.getloadavg(), "points": []}
-    for store in stores:
-        say(f"LMP skeleton, {options.hours} hourly tasks on {store}: nodes {', '.join(map(str, counts))}")
-        for k in counts:
-            results["points"].append(sweep_point(cluster, store, k, options, durations, out_dir, stamp, say))
-            _save(results, out_dir)
+    keys = [(store, k) for k in counts for store in stores]
+    repeats = {key: options.top_repeats if key[1] == max(counts) else options.repeats for key in keys}
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {key: [] for key in keys}
+    say(f"LMP skeleton, {options.hours} hourly tasks on {', '.join(stores)}: nodes {', '.join(map(str, counts))},"
+        f" {options.repeats} repeats ({options.top_repeats} at {max(counts)} nodes), interleaved")
+    for repeat, (store, k) in round_robin(keys, repeats.__getitem__):
+        runs[(store, k)].append(sweep_point(cluster, store, k, repeat + 1, options, durations, out_dir, stamp, say))
+        results["points"] = points_of(runs)
+        _save(results, out_dir)
+    results["headroom"] = headroom({store: [p for p in results["points"] if p["store"] == store] for store in stores})
     results["figures"] = [os.path.relpath(draw(results, os.path.join(out_dir, FIGURE)), out_dir)]
     results["sweep_s"] = round(time.perf_counter() - begin, 1)
     _save(results, out_dir)
     return results
+
+
+def points_of(runs: dict[tuple[str, int], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One point per store and node count measured so far: the measure of its makespans, its runs."""
+    return [{"store": store, "nodes": k, **measure_from(done, lambda run: run.get("makespan_s")), "runs": done}
+            for (store, k), done in runs.items() if done]
 
 
 def _save(results: dict[str, Any], out_dir: str) -> None:
@@ -287,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
             options = getattr(LmpOptions, args.size)()
             options = replace(options, hours=args.hours or options.hours,
                               node_counts=_counts(args.nodes) if args.nodes else options.node_counts,
-                              durations=args.durations, record_hours=args.record_hours)
+                              durations=args.durations, record_hours=args.record_hours or options.record_hours,
+                              stores=None)  # the stores asked for, all of them
             stores, known = [name for name in args.stores.split(",") if name], study_stores()
             if not stores or set(stores) - set(known):
                 raise UsageError(f"--stores: choose from {', '.join(known)}")

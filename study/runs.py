@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.observe.spans import load_run, summarize
 from engine.observe.timeline import write_timeline
+from study.coordination import wait_per_worker
 
 
 def study_environment(state_dir: str) -> dict[str, str]:
@@ -45,6 +46,9 @@ def run_summary(tag: str, run_dir: str, wall_s: float) -> RunResult:
         return RunResult(tag, run_dir, wall_s, error="the run log holds no finished task")
     summary = summarize(run.spans, run.workers).as_dict()
     summary["nodes"] = sorted({span.node for span in run.spans})
+    waits = wait_per_worker(run.spans)  # the workers' idle time between tasks (Figs 9/12)
+    summary["worker_wait_s_total"] = round(sum(waits.values()), 3)
+    summary["worker_wait_s_mean"] = round(sum(waits.values()) / len(waits), 3)
     write_timeline(run, os.path.join(run_dir, "timeline.html"))
     return RunResult(tag, run_dir, wall_s, summary)
 

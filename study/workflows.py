@@ -3,26 +3,32 @@ shared execution of the same workflow, and stream vs copy staging.
 
 Each run is a real `swiftcloud run --cluster` over the home region's nodes (one worker per
 node), with its own run directory and its own output directory in the store, so no run
-reuses another's files. Per workflow it draws the cumulative completion of every store in
-one plot, each store's task trace (coordination wait, stage-in, run, stage-out per task) and
-the makespans; then BLAST again on the staging mode of the stores that have both (HDFS,
-Chirp; S3 staged against S3 through s3fs), and the stream workflow (`stream.swift`) on S3
-with copy and with stream staging.
+reuses another's files. Every workflow on every store, and BLAST on the staging mode of the
+stores that have both (HDFS, Chirp; S3 staged against S3 through s3fs), is repeated, the
+repeats interleaved round-robin, each inside a CpuWatch; each makespan is kept as a measure
+(study/stats.py). Per workflow it draws the cumulative completion of each store's median
+run in one plot, that run's worker trace (execution and the worker's coordination wait
+between tasks, the study's Figs 9/12) and per-task queueing, and the makespans; the staged
+vs shared bars carry the medians' 95% intervals. The stream workflow (`stream.swift`) runs
+once on S3 with copy and with stream staging.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from cluster.cpuwatch import CpuWatch
 from cluster.state import ClusterState
 from hostkit.program import swiftcloud_command
-from study.plots import completion_overlay, grouped_bars, trace
+from study.plots import completion_overlay, grouped_bars, queueing, worker_trace
+from study.repeats import headroom, measure_from, median_index, round_robin
 from study.runs import RunResult, run_summary, study_environment
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -62,24 +68,25 @@ class WorkflowOptions:
     energyplus_period: str  # "annual" or "short"
     stream_tasks: int
     stream_mb: int
+    repeats: int  # of every workflow on every store, interleaved
 
     @classmethod
     def quick(cls) -> WorkflowOptions:
         return cls(workers=2, blast_fragments=4, energyplus_orientations=1, energyplus_heights=1,
-                   energyplus_period="short", stream_tasks=2, stream_mb=2)
+                   energyplus_period="short", stream_tasks=2, stream_mb=2, repeats=2)
 
     @classmethod
     def small(cls) -> WorkflowOptions:
-        # A third of the study's BLAST and half of its short EnergyPlus sweep: on a 2-core VM whose
-        # BLAST tasks take 1.1-1.4 s each, a run of the study's 602 BLAST tasks took 94-148 s, and
-        # the part makes eight (six stores, two of them staged as well).
-        return cls(workers=8, blast_fragments=100, energyplus_orientations=5, energyplus_heights=6,
-                   energyplus_period="short", stream_tasks=8, stream_mb=50)
+        # Tasks cut per run, not repeats: 5 repeats of 14 runs (two workflows on six stores, BLAST
+        # staged on two) fit 12 minutes on a 2-core VM only at a few seconds of makespan each, as a
+        # run's start-up and wind-down cost ~5 s (docs/study.md says which store wins at 100 fragments).
+        return cls(workers=8, blast_fragments=12, energyplus_orientations=2, energyplus_heights=3,
+                   energyplus_period="short", stream_tasks=8, stream_mb=20, repeats=5)
 
     @classmethod
     def full(cls) -> WorkflowOptions:
         return cls(workers=8, blast_fragments=300, energyplus_orientations=10, energyplus_heights=21,
-                   energyplus_period="annual", stream_tasks=16, stream_mb=200)
+                   energyplus_period="annual", stream_tasks=16, stream_mb=200, repeats=5)
 
     def energyplus_tasks(self) -> int:
         return 2 * self.energyplus_orientations * self.energyplus_heights + 1
@@ -107,7 +114,9 @@ WORKFLOWS = (
 class StudyRunner:
     """Runs workflows on the cluster into one results directory."""
 
-    def __init__(self, state_dir: str, out_dir: str, options: WorkflowOptions, say: Callable[[str], None]) -> None:
+    def __init__(self, cluster: ClusterState | None, state_dir: str, out_dir: str, options: WorkflowOptions,
+                 say: Callable[[str], None]) -> None:
+        self.cluster = cluster
         self.out_dir = out_dir
         self.options = options
         self.say = say
@@ -131,58 +140,105 @@ class StudyRunner:
             self.say(f"  {tag}: FAILED (exit {done.returncode}) after {wall:.1f} s:\n{tail}")
             return RunResult(tag, run_dir, wall, error=f"exit {done.returncode}: {tail}")
         result = run_summary(tag, run_dir, wall)
-        self.say(f"  {tag}: {result.summary['tasks']} tasks, makespan {result.summary['makespan_s']:.1f} s"
-                 f" (command {wall:.1f} s)")
+        if result.error is None:
+            self.say(f"  {tag}: {result.summary['tasks']} tasks, makespan {result.summary['makespan_s']:.1f} s"
+                     f" (command {wall:.1f} s)")
         return result
+
+    def measured(self, tag: str, script: str, table: str, args: list[str], repeat: int) -> dict[str, Any]:
+        """One run inside a CpuWatch: its record with the repeat's number and CPU headroom."""
+        with CpuWatch(self.cluster) as watch:
+            result = self.run(tag, script, table, args)
+        assert watch.window is not None  # set by __exit__
+        record = result.as_dict()
+        record.update(repeat=repeat, cpu=watch.window.as_dict())
+        if watch.window.saturated:
+            self.say(f"  {tag}: the host was saturated ({watch.window.host_busy:.0%} busy): left out of the median")
+        return record
+
+
+def makespan(record: dict[str, Any]) -> float | None:
+    """A run record's makespan; None for a failed run."""
+    return record["summary"]["makespan_s"] if record["error"] is None else None
+
+
+def representative(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The finished run at the median makespan of a measured store's runs (None if none finished)."""
+    finished = [run for run in record["runs"] if run["error"] is None]
+    if not finished:
+        return None
+    return finished[median_index([run["summary"]["makespan_s"] for run in finished])]
+
+
+Job = tuple[str, str, str]  # (workflow, store, "shared" or "staged")
+
+
+def jobs(stores: list[str]) -> list[Job]:
+    """Every measured configuration: each workflow on each store as the study used it, then
+    BLAST staged on the stores that have a mount to compare with (S3 already stages)."""
+    listed: list[Job] = [(workflow.name, store, "shared") for workflow in WORKFLOWS for store in stores]
+    listed += [("blast", staged, "staged") for staged, shared in STAGED_VS_SHARED
+               if staged in stores and shared in stores and SHARED_TABLES[staged] != staged]
+    return listed
+
+
+def measure_all(runner: StudyRunner, stores: list[str], repeats: int) -> dict[Job, list[dict[str, Any]]]:
+    """Every job `repeats` times, interleaved: repeat 1 of every job, then repeat 2, ..."""
+    by_name = {workflow.name: workflow for workflow in WORKFLOWS}
+    runs: dict[Job, list[dict[str, Any]]] = {job: [] for job in jobs(stores)}
+    for repeat, job in round_robin(list(runs), lambda _: repeats):
+        name, store, mode = job
+        workflow = by_name[name]
+        tag = f"{name}-{store}-r{repeat + 1}" if mode == "shared" else f"{name}-{store}-staged-r{repeat + 1}"
+        table = SHARED_TABLES[store] if mode == "shared" else store
+        runs[job].append(runner.measured(tag, workflow.script, table, workflow.args(runner.options), repeat + 1))
+    return runs
 
 
 def run(cluster: ClusterState, stores: list[str], options: WorkflowOptions, out_dir: str,
         say: Callable[[str], None], state_dir: str) -> dict[str, Any]:
-    """Every workflow on every store, staged vs shared, stream vs copy; figures into out_dir."""
+    """Every workflow on every store and BLAST staged, each repeated (interleaved); stream vs
+    copy once; figures into out_dir."""
     home = sum(node.region == cluster.nodes[0].region for node in cluster.nodes)
     options = replace(options, workers=min(options.workers, home))  # workers stay in the home region
     os.makedirs(os.path.join(out_dir, "runs"), exist_ok=True)
-    runner = StudyRunner(state_dir, out_dir, options, say)
-    results: dict[str, Any] = {"options": asdict(options), "workflows": {}, "staged_vs_shared": {},
-                               "stream_vs_copy": {}}
+    runner = StudyRunner(cluster, state_dir, out_dir, options, say)
+    results: dict[str, Any] = {"options": asdict(options), "repeats": options.repeats, "workflows": {},
+                               "staged_vs_shared": {}, "staged_runs": {}, "stream_vs_copy": {}}
     figures: list[str] = []
+    say(f"{', '.join(w.title for w in WORKFLOWS)} on {len(stores)} stores, BLAST staged, {options.workers} workers,"
+        f" {options.repeats} repeats interleaved")
+    runs = measure_all(runner, stores, options.repeats)
+    measures: dict[str, list[dict[str, Any]]] = {store: [] for store in stores}
     for workflow in WORKFLOWS:
-        say(f"{workflow.title} on {len(stores)} stores, {options.workers} workers")
-        runs = {store: runner.run(f"{workflow.name}-{store}", workflow.script, SHARED_TABLES[store],
-                                  workflow.args(options)) for store in stores}
-        results["workflows"][workflow.name] = {store: result.as_dict() for store, result in runs.items()}
-        finished = {store: result for store, result in runs.items() if result.error is None}
-        if finished:
-            figures.extend(completion_overlay([r.run_dir for r in finished.values()], list(finished), out_dir,
-                                              workflow.name, f"{workflow.title}, {options.workers} nodes"))
-            figures.extend(trace(result.run_dir, os.path.join(out_dir, f"{workflow.name}_trace_{store}.png"),
-                                 f"{workflow.title} on {store}: coordination wait and execution per task")
-                           for store, result in finished.items())
+        per_store = {}
+        for store in stores:
+            per_store[store] = {**measure_from(runs[(workflow.name, store, "shared")], makespan),
+                                "runs": runs[(workflow.name, store, "shared")]}
+            measures[store].append(per_store[store])
+        results["workflows"][workflow.name] = per_store
+        figures.extend(workflow_figures(workflow, per_store, options, out_dir))
 
-    say("staged vs shared execution (BLAST)")
-    blast = WORKFLOWS[0]
-    main_runs = results["workflows"]["blast"]
-    pairs: dict[str, dict[str, Any]] = {}
     for staged_store, shared_store in STAGED_VS_SHARED:
         if staged_store not in stores or shared_store not in stores:
             continue
         if SHARED_TABLES[staged_store] == staged_store:  # the study's row already stages (S3)
-            staged = main_runs[staged_store]
+            staged = results["workflows"]["blast"][staged_store]
         else:
-            staged = runner.run(f"blast-{staged_store}-staged", blast.script, staged_store, blast.args(options)).as_dict()
-        pairs[staged_store] = {"staged": staged, "shared": main_runs[shared_store], "shared_store": shared_store}
-    results["staged_vs_shared"] = pairs
-    complete = {store: pair for store, pair in pairs.items()
-                if pair["staged"]["error"] is None and pair["shared"]["error"] is None}
-    if complete:
-        figures.append(grouped_bars(
-            {(store if pair["shared_store"] == store else f"{store} / {pair['shared_store']}"):
-             {"staged": pair["staged"]["summary"]["makespan_s"], "shared": pair["shared"]["summary"]["makespan_s"]}
-             for store, pair in complete.items()},
-            os.path.join(out_dir, "staged_vs_shared.png"), "BLAST: staged vs shared execution", "makespan (s)"))
+            staged_runs = runs[("blast", staged_store, "staged")]
+            results["staged_runs"][staged_store] = staged_runs
+            staged = measure_from(staged_runs, makespan)
+            measures[staged_store].append(staged)
+        shared = results["workflows"]["blast"][shared_store]
+        results["staged_vs_shared"][staged_store] = {"staged": _measure_only(staged), "shared": _measure_only(shared),
+                                                     "shared_store": shared_store}
+    figure = staged_vs_shared_figure(results["staged_vs_shared"], options, out_dir)
+    if figure:
+        figures.append(figure)
+    results["headroom"] = headroom(measures)
 
     if "s3" in stores:
-        say(f"stream vs copy staging on S3 ({options.stream_tasks} tasks x {options.stream_mb} MB)")
+        say(f"stream vs copy staging on S3 ({options.stream_tasks} tasks x {options.stream_mb} MB, once)")
         args = [f"--tasks={options.stream_tasks}", f"--mb={options.stream_mb}"]
         modes = {mode: runner.run(f"stream-s3-{mode}", STREAM_SCRIPT, table, args)
                  for mode, table in (("copy", "s3"), ("stream", "s3-stream"))}
@@ -199,3 +255,46 @@ def run(cluster: ClusterState, stores: list[str], options: WorkflowOptions, out_
                                   for root, _, files in os.walk(os.path.join(out_dir, "runs"))
                                   if "timeline.html" in files)
     return results
+
+
+def _measure_only(record: dict[str, Any]) -> dict[str, Any]:
+    """The measure fields of a record that also holds its runs."""
+    return {key: value for key, value in record.items() if key != "runs"}
+
+
+def workflow_figures(workflow: Workflow, per_store: dict[str, dict[str, Any]], options: WorkflowOptions,
+                     out_dir: str) -> list[str]:
+    """Completion overlay and makespans of each store's median run, and its traces."""
+    chosen = {store: run for store, record in per_store.items() if (run := representative(record)) is not None}
+    if not chosen:
+        return []
+    note = f"median of {options.repeats} repeats"
+    figures = completion_overlay([run["run_dir"] for run in chosen.values()], list(chosen), out_dir, workflow.name,
+                                 f"{workflow.title}, {options.workers} nodes ({note}: each store's median run)")
+    for store, record in chosen.items():
+        repeat = f"repeat {record['repeat']}, the {note}"
+        figures.append(worker_trace(record["run_dir"], os.path.join(out_dir, f"{workflow.name}_trace_{store}.png"),
+                                    f"{workflow.title} on {store}: worker coordination wait and execution\n({repeat})"))
+        figures.append(queueing(record["run_dir"], os.path.join(out_dir, f"{workflow.name}_queue_{store}.png"),
+                                f"{workflow.title} on {store}: per-task queueing and execution ({repeat})"))
+    return figures
+
+
+def staged_vs_shared_figure(pairs: dict[str, dict[str, Any]], options: WorkflowOptions, out_dir: str) -> str | None:
+    """Median makespans staged and shared per store, with their 95% intervals as error bars; a
+    store whose repeats were all saturated shows the median of them all, and says so."""
+    complete = {store: pair for store, pair in pairs.items() if pair["staged"]["samples"] and pair["shared"]["samples"]}
+    if not complete:
+        return None
+    groups, intervals = {}, {}
+    for store, pair in complete.items():
+        label = store if pair["shared_store"] == store else f"{store} / {pair['shared_store']}"
+        if any(pair[mode]["median"] is None for mode in ("staged", "shared")):
+            label += "\n(all saturated)"
+        groups[label] = {mode: pair[mode]["median"] if pair[mode]["median"] is not None
+                         else statistics.median(pair[mode]["samples"]) for mode in ("staged", "shared")}
+        intervals[label] = {mode: (pair[mode]["ci95"][0], pair[mode]["ci95"][1])
+                            for mode in ("staged", "shared") if pair[mode]["ci95"]}
+    return grouped_bars(groups, os.path.join(out_dir, "staged_vs_shared.png"),
+                        f"BLAST: staged vs shared execution (median of {options.repeats} repeats, 95% interval)",
+                        "makespan (s)", intervals)

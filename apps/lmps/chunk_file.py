@@ -50,9 +50,25 @@ def _round(x: float) -> float:
     return round(float(x), DIGITS) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
-def write_chunk(result: ChunkResult, path: str) -> None:
+def write_chunk(result: ChunkResult, path: str, timing: Optional[dict[str, float]] = None) -> None:
+    """Write the chunk; `timing` (the task's own read and compute seconds) is kept beside the
+    results for `apps.lmps.durations`, which needs computation and I/O apart."""
+    document = {"format": FORMAT, "version": VERSION, **asdict(result)}
+    if timing is not None:
+        document["timing"] = {name: round(seconds, DIGITS) for name, seconds in timing.items()}
     with open_output(path) as out:
-        json.dump({"format": FORMAT, "version": VERSION, **asdict(result)}, out, separators=(",", ":"))
+        json.dump(document, out, separators=(",", ":"))
+
+
+def read_timing(path: str) -> Optional[dict[str, float]]:
+    """The `timing` a chunk file holds (None for a file written without one)."""
+    try:
+        with open(path, encoding="utf-8") as src:
+            doc: Any = json.load(src)
+    except (OSError, ValueError) as e:
+        raise ChunkFileError(f"cannot read chunk result {path}: {e}") from e
+    timing = doc.get("timing") if isinstance(doc, dict) else None
+    return timing if isinstance(timing, dict) else None
 
 
 def read_chunk(path: str) -> ChunkResult:

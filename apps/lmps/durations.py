@@ -3,7 +3,11 @@
     python -m apps.lmps.durations runs/NNN -o durations.json [--base DIR]
 
 Reads the run's `events.jsonl` and writes, per `solve_chunk` task, its hours, its
-duration and its output size, and the same for `prepare_model`. A task's duration is
+duration and its output size, and the same for `prepare_model`. A solve task's duration
+is split into its computation (`compute_s`: what the task did but read inputs and write
+its output, start-up included), the time it spent reading (`read_s`), both as the task
+measured them into its chunk file's `timing`, and the rest (`write_s`: writing and exit),
+so a skeleton task can read through its store, sleep the computation only, then write. A task's duration is
 the app's own run time (`run_s` of its end record) when the log has it, else end −
 start; its output size is `bytes_out` when logged, else the size of its `--out` file
 (relative paths are taken from `--base`, default: the current directory). Skeleton
@@ -19,6 +23,7 @@ import os
 import sys
 from typing import Any, Optional, Sequence
 
+from apps.lmps.chunk_file import ChunkFileError, read_timing
 from apps.lmps.outputs import open_output
 from apps.lmps.skeleton_chunk import DURATIONS_FORMAT
 
@@ -67,6 +72,21 @@ def _measure(start: dict[str, Any], end: dict[str, Any], base: str) -> dict[str,
     return {"seconds": round(seconds, 6), "output_bytes": size, "seconds_from": seconds_from, "bytes_from": size_from}
 
 
+def _split(start: dict[str, Any], seconds: float, base: str) -> dict[str, Any]:
+    """compute_s, read_s and write_s of a solve task from its chunk file's timing (all None
+    when the file holds none: then a skeleton task sleeps the whole duration)."""
+    out = _option(start["command"], "--out")
+    try:
+        timing = read_timing(os.path.join(base, out)) if out is not None else None
+    except ChunkFileError:
+        timing = None
+    if not timing or "compute_s" not in timing or "read_s" not in timing:
+        return {"compute_s": None, "read_s": None, "write_s": None}
+    compute, read = float(timing["compute_s"]), float(timing["read_s"])
+    return {"compute_s": round(compute, 6), "read_s": round(read, 6),
+            "write_s": round(max(0.0, seconds - compute - read), 6)}
+
+
 def extract(run_dir: str, base: str = ".") -> dict[str, Any]:
     """The durations document of a run directory (see the module docstring)."""
     from engine.observe.runlog import read_events
@@ -83,8 +103,9 @@ def extract(run_dir: str, base: str = ".") -> dict[str, Any]:
         module = _module(start["command"]) if start else ""
         if module == "solve_chunk":
             first, count = int(_option(start["command"], "--first")), int(_option(start["command"], "--count"))
+            measured = _measure(start, end, base)
             tasks.append({"first": first, "count": count, "hours": list(range(first, first + count)),
-                          **_measure(start, end, base), "node": end.get("node", "")})
+                          **measured, **_split(start, measured["seconds"], base), "node": end.get("node", "")})
         elif module == "prepare_model":
             prepare = _measure(start, end, base)
     if not tasks:
@@ -95,7 +116,16 @@ def extract(run_dir: str, base: str = ".") -> dict[str, Any]:
             "recorded_tasks": len(tasks), "recorded_hours": sum(task["count"] for task in tasks),
             "chunk": tasks[0]["count"], "seconds_total": round(sum(seconds), 6),
             "seconds_mean": round(sum(seconds) / len(seconds), 6), "reuse": REUSE,
+            "compute_mean": _mean([task["compute_s"] for task in tasks]),
             "prepare_model": prepare, "tasks": tasks}
+
+
+def _mean(values: list[Optional[float]]) -> Optional[float]:
+    """The mean of the values, None when any is missing."""
+    known = [value for value in values if value is not None]
+    if not values or len(known) != len(values):
+        return None
+    return round(sum(known) / len(known), 6)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

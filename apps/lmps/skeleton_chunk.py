@@ -4,15 +4,19 @@
     PY -S -E skeleton_chunk.py prepare --durations D.json --out model.json
     PY -S -E skeleton_chunk.py merge --model model.json --summary summary.json CHUNK...
 
-`solve` and `prepare` read every INPUT to the end (hashing it), sleep until the
-task has taken the duration recorded for it in D.json (written by
-`apps.lmps.durations` from a real run) counted from this process's own start,
-and write their output under the real name, padded to the recorded size. The
-output starts with a one-line JSON header naming the mode, the hours and the
-inputs' sizes and SHA-256 hashes, so a reader can tell a skeleton file from a
-real one and check that the inputs were read. `merge` reads and checks every
-chunk and writes a summary (no sleep: a merge's time depends on the hours
-merged, which the recording run need not share).
+`solve` and `prepare` first read every INPUT to the end (hashing it), as the
+real task does before it computes; then sleep the computation time recorded for
+the task in D.json (written by `apps.lmps.durations` from a real run), so that
+reading through a slow store costs what it costs the real task instead of
+hiding inside the sleep; then write their output under the real name, padded
+to the recorded size. The computation time counts from this process's own start
+less the time spent reading (the real task's count includes its start-up too).
+The output starts with a one-line JSON header naming the mode, the hours, the
+inputs' sizes and SHA-256 hashes, and the seconds spent reading and sleeping,
+so a reader can tell a skeleton file from a real one and check that the inputs
+were read. `merge` reads and checks every chunk and writes a summary (no sleep:
+a merge's time depends on the hours merged, which the recording run need not
+share).
 
 Standard library only and no site packages (`-S -E`): 8,760 of these start on
 two cores, so the process start must be cheap.
@@ -105,15 +109,27 @@ def sleep_until(seconds: float) -> None:
         left = seconds - process_elapsed()
 
 
+def compute_seconds(recorded: dict[str, Any]) -> float:
+    """The recorded task's computation time; a durations file older than the split of
+    computation from I/O gives only the whole run time, which then stands for it."""
+    return recorded["compute_s"] if recorded.get("compute_s") is not None else recorded["seconds"]
+
+
 def run_task(kind: str, recorded: dict[str, Any], inputs: Sequence[str], out: str,
              hours: list[int] | None = None) -> None:
-    header: dict[str, Any] = {"format": HEADER_FORMAT, "mode": "skeleton", "task": kind,
-                              "inputs": [read_input(path) for path in inputs],
+    """Read the inputs, then sleep the computation, then write the output: in that order, as
+    the real task, so the store's read time adds to the task's time."""
+    began = time.monotonic()
+    read = [read_input(path) for path in inputs]
+    read_s = time.monotonic() - began
+    compute = compute_seconds(recorded)
+    sleep_until(read_s + compute)
+    header: dict[str, Any] = {"format": HEADER_FORMAT, "mode": "skeleton", "task": kind, "inputs": read,
+                              "read_s": round(read_s, 6), "compute_s": compute,
                               "recorded_seconds": recorded["seconds"], "recorded_bytes": recorded["output_bytes"]}
     if hours is not None:
         header["hours"] = hours
         header["recorded_first"] = recorded.get("first")
-    sleep_until(recorded["seconds"])
     write_padded(out, header, recorded["output_bytes"])
 
 

@@ -3,8 +3,8 @@
 One real run of 6 hours in one-hour chunks is recorded; its durations file is checked
 against the run log and the real output files. Skeleton runs of the same hours, on local
 paths and staged through a real MinIO, must then write every output under the real name
-with exactly the recorded size, take at least each task's recorded time (a lower bound
-only: a loaded machine can only be slower), and show in each chunk's header the sizes and
+with exactly the recorded size, take at least each task's recorded computation time (a
+lower bound only: a loaded machine can only be slower), and show in each chunk's header the sizes and
 SHA-256 hashes of the inputs they read, which must equal those of the run's own inputs.
 """
 
@@ -82,7 +82,12 @@ def test_durations_match_the_run_log(recorded: dict[str, Any]) -> None:
         expected = records["end"].get("run_s", records["end"]["time"] - records["start"]["time"])
         assert task["seconds"] == pytest.approx(expected, abs=1e-6)
         assert task["hours"] == [task["first"]] and task["count"] == 1
-        assert task["output_bytes"] == (cwd / "out" / "chunks" / f"hours_{task['first']:05d}.json").stat().st_size
+        chunk = cwd / "out" / "chunks" / f"hours_{task['first']:05d}.json"
+        assert task["output_bytes"] == chunk.stat().st_size
+        timing = json.loads(chunk.read_text())["timing"]  # the task's own split of its time
+        assert task["compute_s"] == pytest.approx(timing["compute_s"], abs=1e-6) and task["compute_s"] > 0
+        assert task["read_s"] == pytest.approx(timing["read_s"], abs=1e-6)
+        assert task["compute_s"] + task["read_s"] + task["write_s"] == pytest.approx(task["seconds"], abs=1e-5)
     assert durations["prepare_model"]["output_bytes"] == (cwd / "out" / "model.json").stat().st_size
     assert durations["recorded_hours"] == HOURS and "cycle" in durations["reuse"]
 
@@ -101,7 +106,8 @@ def check_skeleton_outputs(out: Path, run_dir: Path, durations: dict[str, Any]) 
         assert header["mode"] == "skeleton" and header["hours"] == [task["first"]]
         assert {item["name"]: {"bytes": item["bytes"], "sha256": item["sha256"]} for item in header["inputs"]} == inputs
         records = log[task["first"]]
-        assert records["end"]["time"] - records["start"]["time"] >= task["seconds"]
+        assert records["end"]["time"] - records["start"]["time"] >= task["compute_s"]
+        assert header["compute_s"] == task["compute_s"] and header["read_s"] >= 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["mode"] == "skeleton" and summary["hours"] == HOURS
 

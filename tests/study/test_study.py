@@ -41,29 +41,37 @@ def test_the_workflows_part_runs_every_workflow_on_every_store(quick_workflows: 
     results = json.loads((out / "study.json").read_text())
     assert results["mode"] == "quick" and results["errors"] == {}
     part = results["parts"]["workflows"]
+    repeats = part["repeats"]
+    assert repeats == 2 and part["headroom"]["repeats"] == 2 * 2 * 3  # two workflows on three stores, twice
     for workflow in ("blast", "energyplus"):
-        runs = part["workflows"][workflow]
-        assert set(runs) == {"local", "s3", "s3fs"}
+        records = part["workflows"][workflow]
+        assert set(records) == {"local", "s3", "s3fs"}
         counts = set()
-        for store, run in runs.items():
-            assert run["error"] is None, (workflow, store, run["error"])
-            events = [json.loads(line) for line in Path(run["run_dir"], "events.jsonl").read_text().splitlines()]
-            ends = [event for event in events if event["event"] == "end"]
-            assert run["summary"]["tasks"] == len(ends) and all(event["status"] == "ok" for event in ends)
-            assert set(run["summary"]["nodes"]) == {"node1", "node2"}  # the two quick workers, home region
-            counts.add(len(ends))
-            apps = [event for event in ends if event["kind"] == "app"]
-            # Every app task says where its time went; staged S3 moved bytes in and out.
-            assert apps and all({"stage_in_s", "run_s", "stage_out_s"} <= set(event) for event in apps)
-            if store == "s3":
-                assert run["summary"]["stage_in_s_total"] > 0 and run["summary"]["bytes_in"] > 0
+        for store, record in records.items():
+            assert [run["repeat"] for run in record["runs"]] == [1, 2]
+            assert record["samples"] == [run["summary"]["makespan_s"] for run in record["runs"]]
+            assert record["saturated"] == [run["cpu"]["saturated"] for run in record["runs"]]
+            for run in record["runs"]:
+                assert run["error"] is None, (workflow, store, run["error"])
+                events = [json.loads(line) for line in Path(run["run_dir"], "events.jsonl").read_text().splitlines()]
+                ends = [event for event in events if event["event"] == "end"]
+                assert run["summary"]["tasks"] == len(ends) and all(event["status"] == "ok" for event in ends)
+                assert set(run["summary"]["nodes"]) == {"node1", "node2"}  # the two quick workers, home region
+                counts.add(len(ends))
+                apps = [event for event in ends if event["kind"] == "app"]
+                # Every app task says where its time went; staged S3 moved bytes in and out.
+                assert apps and all({"stage_in_s", "run_s", "stage_out_s"} <= set(event) for event in apps)
+                if store == "s3":
+                    assert run["summary"]["stage_in_s_total"] > 0 and run["summary"]["bytes_in"] > 0
         assert len(counts) == 1, counts  # the same workflow has the same tasks on every store
     # The same BLAST hits on every store (the workflow's own summary line, in each run's output).
-    lines = {store: re.search(r"(\d+) hits for (\d+) queries", (out / "workflows" / "runs" / f"blast-{store}.log")
+    lines = {store: re.search(r"(\d+) hits for (\d+) queries", (out / "workflows" / "runs" / f"blast-{store}-r1.log")
                               .read_text()).groups() for store in ("local", "s3", "s3fs")}
     assert len(set(lines.values())) == 1, lines
     pair = part["staged_vs_shared"]["s3"]
-    assert pair["shared_store"] == "s3fs" and pair["staged"]["tag"] == "blast-s3" and pair["shared"]["tag"] == "blast-s3fs"
+    assert pair["shared_store"] == "s3fs"
+    assert pair["staged"]["samples"] == part["workflows"]["blast"]["s3"]["samples"]
+    assert pair["shared"]["samples"] == part["workflows"]["blast"]["s3fs"]["samples"]
     stream = part["stream_vs_copy"]
     assert {mode: stream[mode]["label_summary"]["tasks"] for mode in ("copy", "stream")} == {"copy": 2, "stream": 2}
     # Stream staging starts each digest before its download ends: its stage-in is shorter.
@@ -76,7 +84,8 @@ def test_the_results_directory_holds_every_figure_and_the_claims(quick_workflows
     results = json.loads((out / "study.json").read_text())
     figures = results["parts"]["workflows"]["figures"]
     expected = {f"{w}_{kind}.png" for w in ("blast", "energyplus") for kind in ("completion", "makespan")}
-    expected |= {f"{w}_trace_{s}.png" for w in ("blast", "energyplus") for s in ("local", "s3", "s3fs")}
+    expected |= {f"{w}_{kind}_{s}.png" for w in ("blast", "energyplus") for s in ("local", "s3", "s3fs")
+                 for kind in ("trace", "queue")}
     expected |= {"staged_vs_shared.png", "stream_vs_copy.png"}
     assert set(figures) == expected
     page = (out / "index.html").read_text()
@@ -84,7 +93,8 @@ def test_the_results_directory_holds_every_figure_and_the_claims(quick_workflows
         assert (out / "workflows" / figure).read_bytes().startswith(PNG)
         assert f"src='workflows/{figure}'" in page
     timelines = results["parts"]["workflows"]["timelines"]
-    runs = [run for workflow in results["parts"]["workflows"]["workflows"].values() for run in workflow.values()]
+    runs = [run for workflow in results["parts"]["workflows"]["workflows"].values() for record in workflow.values()
+            for run in record["runs"]]
     assert len(timelines) == len({run["tag"] for run in runs}) + 2  # and the stream workflow's two runs
     for timeline in timelines:
         assert "<script>" in (out / "workflows" / timeline).read_text() and f"href='workflows/{timeline}'" in page
