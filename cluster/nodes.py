@@ -10,6 +10,7 @@ and, on a host with cgroup v2, the cluster's cgroup where its disk throttle hold
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -37,13 +38,27 @@ def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
             f"--wd={cwd or os.getcwd()}", "--", *argv]
 
 
+def cgroup_mounts(directories: list[str]) -> list[list[str]]:
+    """The host's cgroup mounts holding `directories`, as [type, options, target]: the holder
+    mounts them again inside the node, whose /sys (mounted anew by `ip netns exec`) has none,
+    so a process started from inside the node (mpiexec's node-exec) can join a node's cgroups."""
+    found = []
+    with open("/proc/mounts", encoding="ascii") as mounts:
+        for line in mounts:
+            _, target, kind, options = line.split()[:4]
+            if kind in ("cgroup", "cgroup2") and any(d.startswith(target.rstrip("/") + "/") for d in directories):
+                found.append([kind, options, target])
+    return found
+
+
 def start_holder(cluster: ClusterState, node: Node, hosts_file: str) -> None:
     """Start the node's holder (recording its PID in `node`); returns once it is ready."""
     scratch = cluster.node_dir(node.name, "scratch")
     os.makedirs(cluster.path(SHARED_SCRATCH), mode=0o700, exist_ok=True)
     env = module_environment()
     argv = ["ip", "netns", "exec", node.namespace, "unshare", "--uts", "--",
-            sys.executable, "-m", "cluster.holder", node.name, hosts_file, scratch, cluster.path(SHARED_SCRATCH)]
+            sys.executable, "-m", "cluster.holder", node.name, hosts_file, scratch, cluster.path(SHARED_SCRATCH),
+            json.dumps(cgroup_mounts(node.cgroups()))]
     log = cluster.path("nodes", node.name, "holder.log")
     with open(log, "ab") as errors:
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,
