@@ -87,7 +87,12 @@ def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
             lifecycle.down(plan.state_dir, say)
             _remove_empty(plan.state_dir)
     results["seconds"] = round(time.time() - plan.started, 1)
-    results["claims"] = [claim.as_dict() for claim in claims.evaluate(results)]
+    try:
+        results["claims"] = [claim.as_dict() for claim in claims.evaluate(results)]
+    except Exception as error:  # results the checks do not expect must not lose what was measured
+        say(f"claims failed: {type(error).__name__}: {error}")
+        results["errors"]["claims"] = f"{type(error).__name__}: {error}"
+        results["claims"] = []
     _save(plan, results)
     index.write(plan.out_dir, results)
     return results

@@ -77,9 +77,9 @@ class IoOptions:
     def small(cls) -> IoOptions:
         """The study's default, 5 repeats each: every pattern up to 30 MB on 4 nodes at once, and
         Fig 6's claim (read-after-write beyond 500 MB) at 500 MB on 2 nodes. The stores are
-        CPU-bound or server-bound here, so more nodes move more bytes per round at about the
-        same aggregate rate: 4 and 2 nodes keep the part within about 10 minutes on 2 cores
-        (8 nodes up to 30 MB alone took 7; 500 MB on 4 nodes alone about 15)."""
+        CPU-bound or server-bound here (60-270 MB/s aggregate), so more nodes move more bytes
+        per round at about the same rate: 500 MB on 4 nodes is 4 GB a round, about 165 s a
+        repeat of the six stores (Chirp's one server alone 65 s), 14 minutes for five."""
         return cls(sizes_mb=(1, 10, 30), repeats=5, nodes=4, mode="small", raw_sizes_mb=(500,), raw_nodes=2)
 
     @classmethod
@@ -346,9 +346,9 @@ def run(cluster: ClusterState, stores: list[str], options: IoOptions, out_dir: s
         methods.update(clients.methods)
         rows = rows_of(size_mb, count, rounds)
         results += rows
-        say(f"io: [{step}/{len(plan)}] {size_mb} MB on {count} nodes, median MB/s: " + "; ".join(
-            f"{row['store']} {row['pattern']} {_text(row['median'])}" for row in rows)
-            + f" ({time.monotonic() - began:.0f} s so far)")
+        say(f"io: [{step}/{len(plan)}] {size_mb} MB on {count} nodes, median MB/s ({', '.join(patterns)}): "
+            + "; ".join(f"{store} " + " / ".join(_text(row) for row in rows if row["store"] == store)
+                        for store in stores) + f" ({time.monotonic() - began:.0f} s so far)")
     parameters = {**asdict(options), "sizes_mb": list(options.sizes_mb), "raw_sizes_mb": list(options.raw_sizes_mb),
                   "patterns": list(options.patterns), "nodes": [node.name for node in home[:plan[0][1]]],
                   "raw_nodes": plan[-1][1] if options.raw_sizes_mb else None, "stores": list(stores),
@@ -367,8 +367,10 @@ def run(cluster: ClusterState, stores: list[str], options: IoOptions, out_dir: s
     return report
 
 
-def _text(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
+def _text(row: dict[str, Any]) -> str:
+    """A row's median, and how many of its repeats were saturated, if any."""
+    hot = sum(row["saturated"])
+    return (f"{row['median']:.1f}" if row["median"] is not None else "-") + (f" ({hot} saturated)" if hot else "")
 
 
 def main(argv: list[str] | None = None) -> int:
