@@ -5,6 +5,7 @@ and spread.png (every repeat relative to its median, per store, pattern and size
 from __future__ import annotations
 
 import os
+import statistics
 from typing import Any
 
 import matplotlib
@@ -39,12 +40,15 @@ def pattern_figure(report: dict[str, Any], pattern: str) -> Figure:
     main_nodes = len(parameters["nodes"])
     figure, axes = plt.subplots(figsize=(7.5, 4.8))
     other_counts: set[int] = set()
+    handles: list[Line2D] = []
+    labels: list[str] = []
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for index, store in enumerate(parameters["stores"]):
         rows = sorted((r for r in report["results"] if r["store"] == store and r["pattern"] == pattern),
                       key=lambda r: r["size_mb"])
         color = colors[index % len(colors)]
-        labelled = False
+        handles.append(Line2D([], [], marker="o", color=color))  # every store, even one with no median
+        labels.append(store)
         for same in (True, False):
             part = [r for r in rows if (r["nodes"] == main_nodes) is same]
             if not part:
@@ -55,13 +59,11 @@ def pattern_figure(report: dict[str, Any], pattern: str) -> Figure:
                 highs = [r["ci95"][1] - r["median"] if r["ci95"] else 0.0 for r in points]
                 axes.errorbar([r["size_mb"] for r in points], [r["median"] for r in points], yerr=[lows, highs],
                               marker="o" if same else "s", capsize=3, color=color,
-                              linestyle="-" if same else "none", label=None if labelled else store)
-                labelled = True
+                              linestyle="-" if same else "none")
             for row in part:
                 _dots(axes, [row["size_mb"]] * len(row["samples"]), row, color)
             if not same:
                 other_counts.update(r["nodes"] for r in part)
-    handles, labels = axes.get_legend_handles_labels()
     handles.append(Line2D([], [], marker="o", linestyle="none", color="grey", markerfacecolor="none"))
     labels.append(f"a repeat on a saturated host (> {parameters.get('saturated_above', 0.85):.0%} busy; "
                   "left out of the median)")
@@ -74,8 +76,8 @@ def pattern_figure(report: dict[str, Any], pattern: str) -> Figure:
         axis.set_major_formatter(ticker.ScalarFormatter())
     axes.set_xlabel("file size (MB)")
     axes.set_ylabel("aggregate MB/s (all nodes)")
-    axes.set_title(f"{pattern.replace('_', '-')}: one file per node, {main_nodes} nodes at once; median and 95% "
-                   f"interval of {parameters['repeats']} repeats, dots: each repeat", fontsize=9)
+    axes.set_title(f"{pattern.replace('_', '-')}: one file per node, {main_nodes} nodes at once\n"
+                   f"median and 95% interval of {parameters['repeats']} repeats; dots: each repeat", fontsize=9)
     axes.legend(handles, labels, fontsize=7)
     axes.grid(True, which="both", alpha=0.3)
     figure.tight_layout()
@@ -98,7 +100,7 @@ def spread_figure(report: dict[str, Any]) -> Figure:
                             and r["size_mb"] == size), None)
                 if row is None:
                     continue
-                middle = sorted(row["samples"])[len(row["samples"]) // 2] or 1.0
+                middle = statistics.median(row["samples"]) or 1.0
                 relative = {**row, "samples": [value / middle for value in row["samples"]]}
                 _dots(panel, [position + index * width] * len(row["samples"]), relative, color)
             panel.scatter([], [], color=color, s=14, label=f"{size} MB")

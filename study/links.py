@@ -124,6 +124,7 @@ def run(cluster: ClusterState, stores: list[str], options: LinksOptions, out_dir
     report["figures"] = draw(measured, out_dir)
     with open(os.path.join(out_dir, "links.json"), "w") as handle:
         json.dump(report, handle, indent=1)
-    say(f"links: {len(measured['pairs'])} region pairs measured; "
-        f"{'within 15% of the configuration' if measured['ok'] else 'off: ' + '; '.join(map(str, measured['failures']))}")
+    verdict = "as configured" if measured["ok"] else "off: " + "; ".join(map(str, measured["failures"]))
+    say(f"links: {len(measured['pairs'])} region pairs measured, {verdict}; "
+        f"host {window.host_busy:.0%} busy{' (saturated)' if window.saturated else ''}")
     return report
