@@ -224,9 +224,8 @@ def rows_of(size_mb: int, nodes: int, rounds: dict[tuple[str, str], list[dict[st
         samples = [summary["aggregate_mbps"] for summary in summaries]
         record = measure_of(samples, [summary["cpu"]["saturated"] for summary in summaries],
                             [summary["cpu"]["host_busy"] for summary in summaries])
-        # min and max of every repeat, saturated ones included: what the spread figure shows.
         rows.append({"store": store, "pattern": pattern, "size_mb": size_mb, "nodes": nodes, **record,
-                     "min": min(samples), "max": max(samples), "rounds": summaries})
+                     "rounds": summaries})
     return rows
 
 
