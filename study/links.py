@@ -61,7 +61,10 @@ def regions_of(pairs: list[dict[str, Any]]) -> list[str]:
 
 
 def _cell(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}" if value < 100 else f"{value:.0f}"
+    """Three significant digits or so; a round trip within a region is a fraction of a millisecond."""
+    if value is None:
+        return "-"
+    return "0" if value == 0 else f"{value:.2f}" if value < 1 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
 
 def heatmap_figure(pairs: list[dict[str, Any]], measured: str, configured: str, title: str, unit: str) -> Figure:

@@ -58,7 +58,7 @@ def test_each_cell_reads_measured_over_configured(name: str, key: str, configure
         assert cells[(2, 2)] == "392 / 400"
     else:
         assert cells[(0, 1)] == "61.3 / 60.0"
-        assert cells[(0, 0)] == "0.3 / 0.2"
+        assert cells[(0, 0)] == "0.30 / 0.20"
     unmeasured = next(pair for pair in data["pairs"] if pair["from"] == "region-b" and pair["to"] == "zone-a")
     assert unmeasured[key] is None and cells[(1, 0)].startswith("- / ")
     plt.close(figure)
