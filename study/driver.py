@@ -89,10 +89,9 @@ def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
     results["seconds"] = round(time.time() - plan.started, 1)
     try:
         results["claims"] = [claim.as_dict() for claim in claims.evaluate(results)]
-    except Exception as error:  # results the checks do not expect must not lose what was measured
-        say(f"claims failed: {type(error).__name__}: {error}")
-        results["errors"]["claims"] = f"{type(error).__name__}: {error}"
-        results["claims"] = []
+    except (KeyError, TypeError, ValueError) as error:  # a claims module behind the parts' result format
+        say(f"the claims could not be evaluated: {type(error).__name__}: {error}")
+        results["claims"], results["errors"]["claims"] = [], f"{type(error).__name__}: {error}"
     _save(plan, results)
     index.write(plan.out_dir, results)
     return results
