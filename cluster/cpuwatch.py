@@ -49,12 +49,23 @@ def busy_between(before: HostCounters, after: HostCounters) -> float:
     return (after.busy - before.busy) / ticks if ticks > 0 else 0.0
 
 
-def _cpu_seconds(process: psutil.Process) -> float:
+def _children_map() -> dict[int, list[int]]:
+    """Every process's children, from one pass over /proc (psutil's children() makes a pass
+    per call: 1.6 s for a cluster's 59 daemons on a loaded 2-core host, at every reading)."""
+    children: dict[int, list[int]] = {}
+    for process in psutil.process_iter(["ppid"]):
+        children.setdefault(process.info["ppid"], []).append(process.pid)
+    return children
+
+
+def _cpu_seconds(process: psutil.Process, children: dict[int, list[int]]) -> float:
     """CPU seconds of a process and its living descendants (reaped children included)."""
-    total = 0.0
-    for member in [process, *process.children(recursive=True)]:
+    total, todo = 0.0, [process.pid]
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, []))
         try:
-            times = member.cpu_times()
+            times = process.cpu_times() if pid == process.pid else psutil.Process(pid).cpu_times()
         except (psutil.NoSuchProcess, psutil.AccessDenied):
             continue
         total += times.user + times.system + times.children_user + times.children_system
@@ -64,12 +75,13 @@ def _cpu_seconds(process: psutil.Process) -> float:
 def daemon_cpu(cluster: ClusterState) -> dict[tuple[str, str, int], float]:
     """CPU seconds so far of each recorded daemon, keyed by (node, role, pid)."""
     seconds: dict[tuple[str, str, int], float] = {}
+    children = _children_map()
     for entry in cluster.processes:
         try:
             process = psutil.Process(entry["pid"])
             if abs(process.create_time() - entry["create_time"]) > 1.0:
                 continue  # the PID was reused: not ours any more
-            seconds[(entry.get("node") or "hub", entry["role"], entry["pid"])] = _cpu_seconds(process)
+            seconds[(entry.get("node") or "hub", entry["role"], entry["pid"])] = _cpu_seconds(process, children)
         except psutil.NoSuchProcess:
             continue
     return seconds

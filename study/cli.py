@@ -14,7 +14,10 @@ DESCRIPTION = """\
 Reproduce the storage study on an emulated cluster of this machine (network namespaces,
 shaped links, regions apart by a delay line; needs root): every store is started
 on the nodes, then
-  io         concurrent read / write / read-after-write, one file per node (Figs 3/4/6)
+  links      bandwidth and round trip between every pair of regions, measured beside
+             the configured values, as heatmaps (Figs 1/2; needs cluster/check.py)
+  io         concurrent read / write / read-after-write, one file per node, 5 interleaved
+             repeats with 95% intervals, read-after-write at 500 MB too (Figs 3/4/6)
   workflows  BLAST and EnergyPlus on every store: completion curves and task traces
              (Figs 8/9/11/12), staged vs shared execution, stream vs copy staging
   lmp        the power-grid workflow's makespan vs node count, one task per hour, in

@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.errors import UsageError
 
-PARTS = ("io", "workflows", "lmp")
+PARTS = ("links", "io", "workflows", "lmp")
 SIZES = ("quick", "small", "full")
 Say = Callable[[str], None]
 
@@ -35,9 +35,10 @@ class StudyPlan:
 
 def part_options(part: str, size: str) -> Any:
     """The options of one part at the chosen size: its class's quick(), small() or full()."""
-    from study import io, lmp, workflows  # deferred, as below
+    from study import io, links, lmp, workflows  # deferred, as below
 
-    kind = {"io": io.IoOptions, "workflows": workflows.WorkflowOptions, "lmp": lmp.LmpOptions}[part]
+    kind = {"links": links.LinksOptions, "io": io.IoOptions, "workflows": workflows.WorkflowOptions,
+            "lmp": lmp.LmpOptions}[part]
     return getattr(kind, size)()
 
 
@@ -47,12 +48,13 @@ def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
     from cluster import lifecycle
     from cluster.stores import with_daemons
     from hostkit.interrupt import terminate_as_interrupt
-    from study import claims, index, io, lmp, workflows
+    from study import claims, index, io, links, lmp, workflows
 
     if os.geteuid() != 0:
         raise UsageError("the study runs on the emulated cluster, which needs root (network namespaces, tc)")
     options = {part: part_options(part, plan.size) for part in plan.parts}
-    regions = lmp.STUDY_REGIONS if "lmp" in plan.parts else lmp.STUDY_REGIONS[:1]
+    # The links between regions and the LMP sweep need every region; the other parts the home one.
+    regions = lmp.STUDY_REGIONS if {"lmp", "links"} & set(plan.parts) else lmp.STUDY_REGIONS[:1]
     nodes = sum(region.nodes for region in regions)
     results: dict[str, Any] = {"mode": plan.size, "stores": plan.stores, "parts": {}, "errors": {},
                                "regions": [vars(region) for region in regions], "nodes": nodes}
@@ -71,7 +73,7 @@ def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
                     if part == "workflows":
                         outcome = workflows.run(cluster, plan.stores, options[part], directory, say, plan.state_dir)
                     else:
-                        module = io if part == "io" else lmp
+                        module = {"links": links, "io": io, "lmp": lmp}[part]
                         outcome = module.run(cluster, plan.stores, options[part], directory, say)
                 except Exception as error:  # one part's failure must not lose the others' results
                     say(f"{part} failed: {type(error).__name__}: {error}")

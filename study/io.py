@@ -1,20 +1,21 @@
-"""The study's I/O figures: concurrent read, write and read-after-write, one file per node.
+"""The study's I/O measurements: concurrent read, write and read-after-write, one file per node.
 
-For every file size, store and pattern, one client (study.io_node) runs inside each of the
-chosen nodes; each opens the store and prepares its round untimed, prints `ready`, and
-once every client is ready the driver writes `go` to all of them at once. Each client
+For every file size, one client (study.io_node) per chosen node and store is started and
+kept until the size is done; each prepares a round untimed, prints `ready`, and once every
+client of the store is ready the driver writes `go` to all of them at once. Each client
 moves its own file and reports its own start and end (the nodes share one clock). A
 round's aggregate rate is the bytes all nodes moved over the time from the first start to
-the last end; each node's own rate is kept too. Every round is repeated, and for every
-(store, pattern, size) the median, min and max aggregate over the repeats are recorded:
-the spread is what the study looks at (the paper found S3 the most variable). Shared
+the last end; each node's own rate is kept too. Rounds are repeated and interleaved: repeat
+1 of every store, then repeat 2, ... Every round runs under a CpuWatch, and each (store,
+pattern, size) is kept as a measure (study.stats): every repeat's aggregate, whether the
+host was saturated during it, and the median with its 95% interval over the others. Shared
 stores are copied through their mount path, staging ones (s3, and hdfs and chirp as runs
 use them by default) with the adapter's get_file/put_file; io.json says which per store.
-The `local` reference copies between two directories on each node's own disk. Source files of random bytes are made on
-each node once per size, and all of a size's files are deleted before the next size.
+The `local` reference copies between two directories on each node's own disk. Source files
+of random bytes are made on each node once per size, and all of a size's files are deleted
+before the next size.
 
-Writes io.json, read.png, write.png, read_after_write.png and spread.png (the coefficient
-of variation of the aggregate over the repeats) into the output directory.
+Writes io.json and the figures (study.io_figures) into the output directory.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import json
 import os
 import select
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cluster import lifecycle
+from cluster.cpuwatch import SATURATED_ABOVE, CpuWatch
 from cluster.launch import node_environment
 from cluster.nodes import on_node
 from cluster.state import ClusterState, Node
@@ -41,18 +42,22 @@ from hostkit.errors import ServiceError, StorageError
 from hostkit.interrupt import terminate_as_interrupt
 from hostkit.program import PROJECT_ROOT, module_environment
 from mosastore.plugin import register as register_mosastore
+from study.io_figures import draw, figure_names
 from study.io_node import LOCAL, PATTERNS, WORK_DIR
+from study.stats import measure_of
 from study.stores import study_stores
 
 MB = 1024 * 1024  # as bench/io_patterns.py: sizes and rates in MiB
 MAX_NODES = 8
 DISK_MARGIN = 2 * 1024**3  # left free on the disk after the largest size's files
 Say = Callable[[str], None]
+RoundFn = Callable[[str, str, int], dict[str, Any]]  # (store, pattern, repeat) -> the round's summary
 
 
 @dataclass(frozen=True)
 class IoOptions:
-    """What the I/O part measures; `nodes` 0 means min(8, the cluster's home-region nodes)."""
+    """What the I/O part measures: every pattern at `sizes_mb` on `nodes` nodes (0: min(8, the
+    home region's)), then read-after-write alone at `raw_sizes_mb` on `raw_nodes` (0: as many)."""
 
     sizes_mb: tuple[int, ...]
     repeats: int
@@ -60,18 +65,22 @@ class IoOptions:
     verify: bool = False
     mode: str = "small"
     patterns: tuple[str, ...] = field(default=PATTERNS)
+    raw_sizes_mb: tuple[int, ...] = ()
+    raw_nodes: int = 0
 
     @classmethod
     def quick(cls) -> IoOptions:
-        """A look at every store: 1 MB files, two repeats (enough for a spread, not for claims)."""
-        return cls(sizes_mb=(1,), repeats=2, mode="quick")
+        """A look at every store: 1 MB files, three repeats (the fewest that give an interval)."""
+        return cls(sizes_mb=(1,), repeats=3, mode="quick")
 
     @classmethod
     def small(cls) -> IoOptions:
-        """The study's default: 8 nodes at once, up to 30 MB (50 MB took 290 s of the part's 420
-        on a 2-core VM: the stores served from node1, Chirp's server and the masters, share its
-        50 MB/s link)."""
-        return cls(sizes_mb=(1, 10, 30), repeats=3, mode="small")
+        """The study's default, 5 repeats each: every pattern up to 30 MB on 4 nodes at once, and
+        Fig 6's claim (read-after-write beyond 500 MB) at 500 MB on 2 nodes. The stores were
+        CPU-bound or server-bound on the cluster without disks per node (60-270 MB/s
+        aggregate), so more nodes move more bytes per round at about the same rate: 500 MB on
+        4 nodes is 4 GB a round, about 165 s a repeat of the six stores there."""
+        return cls(sizes_mb=(1, 10, 30), repeats=5, nodes=4, mode="small", raw_sizes_mb=(500,), raw_nodes=2)
 
     @classmethod
     def full(cls) -> IoOptions:
@@ -147,17 +156,18 @@ def chosen_nodes(cluster: ClusterState, wanted: int) -> list[Node]:
     return home[:count]
 
 
-def check_disk(cluster: ClusterState, nodes: int, largest_mb: int, say: Say) -> None:
+def check_disk(cluster: ClusterState, node_mb: int, say: Say) -> None:
     """Refuse sizes whose files would not fit: per node a source, a local copy, the stored
-    file and a store client's spool copy (all on this machine's disk)."""
-    need = 4 * nodes * largest_mb * MB
+    file and a store client's spool copy (all on this machine's disk); `node_mb` is the
+    largest size times the nodes that move it at once."""
+    need = 4 * node_mb * MB
     free = shutil.disk_usage(cluster.directory).free
     if need + DISK_MARGIN > free:
-        raise ServiceError(f"the I/O study needs about {need / 1024**3:.1f} GB free for {largest_mb} MB files on "
-                           f"{nodes} nodes, and {cluster.directory} has {free / 1024**3:.1f} GB: use smaller sizes")
+        raise ServiceError(f"the I/O study needs about {need / 1024**3:.1f} GB free for its largest files "
+                           f"({node_mb} MB over its nodes), and {cluster.directory} has {free / 1024**3:.1f} GB: "
+                           "use smaller sizes")
     if 2 * need > free:
-        say(f"io: warning: {largest_mb} MB files on {nodes} nodes use {need / 1024**3:.1f} GB of the "
-            f"{free / 1024**3:.1f} GB free")
+        say(f"io: warning: the largest files use {need / 1024**3:.1f} GB of the {free / 1024**3:.1f} GB free")
 
 
 def round_summary(replies: list[dict[str, Any]]) -> dict[str, Any]:
@@ -176,160 +186,190 @@ def round_summary(replies: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def measure(clients: list[Client], pattern: str, repeat: int, timeout: float) -> list[dict[str, Any]]:
-    """One barrier-released round on every client; their replies."""
-    deadline = time.monotonic() + timeout
+def prepare(clients: list[Client], pattern: str, repeat: int, deadline: float) -> None:
+    """Every client's untimed preparation of a round, up to its `ready`."""
     for client in clients:
         client.send(f"round {pattern} {repeat}")
     for client in clients:
         if client.receive(deadline) != "ready":
             raise ServiceError(f"the I/O client on {client.node} said something other than ready")
+
+
+def release(clients: list[Client], deadline: float) -> list[dict[str, Any]]:
+    """The barrier: `go` to every client at once; their replies."""
     for client in clients:
         client.send("go")
     return [json.loads(client.receive(deadline)) for client in clients]
 
 
-def measure_store(cluster: ClusterState, nodes: list[Node], store: str, size_mb: int, options: IoOptions,
-                  logs: str) -> tuple[str, dict[str, list[dict[str, Any]]]]:
-    """Every pattern and repeat of one store at one size: (how files moved, rounds by pattern)."""
-    env = {**module_environment(), **node_environment(cluster)}
-    argv = [sys.executable, "-m", "study.io_node", "--store", store, "--size", str(size_mb * MB)]
-    if options.verify:
-        argv.append("--verify")
-    # A guard against a hung client, not a measurement: far below any store's rate.
-    timeout = 300 + 2.0 * size_mb * len(nodes)
-    clients: list[Client] = []
-    try:
-        for node in nodes:
-            clients.append(Client(node, argv, env, os.path.join(logs, f"{store}-{size_mb}MB-{node.name}.log")))
-        rounds: dict[str, list[dict[str, Any]]] = {}
-        method = ""
-        for pattern in options.patterns:
-            for repeat in range(options.repeats):
-                replies = measure(clients, pattern, repeat, timeout)
-                method = replies[0]["method"]
-                rounds.setdefault(pattern, []).append(round_summary(replies))
-        for client in clients:
-            client.send("quit")
-        for client in clients:
-            try:
-                status = client.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                raise ServiceError(f"the I/O client on {client.node} did not end (log: {client.log})") from None
-            if status != 0:
-                raise ServiceError(f"the I/O client on {client.node} failed at the end (log: {client.log})")
-        return method, rounds
-    finally:
-        for client in clients:
-            client.stop()
+def order(stores: list[str], patterns: tuple[str, ...], repeats: int) -> list[tuple[int, str, str]]:
+    """(repeat, store, pattern) in the order measured: repeat 1 of every store, then repeat 2, ...
+    so that a slow spell of the host falls on every store alike, not on one store's repeats."""
+    return [(repeat, store, pattern) for repeat in range(repeats) for store in stores for pattern in patterns]
 
 
-def spread(rates: list[float]) -> dict[str, float]:
-    return {"median": statistics.median(rates), "min": min(rates), "max": max(rates),
-            "cv": statistics.stdev(rates) / statistics.mean(rates) if len(rates) > 1 else 0.0}
+def measure_rounds(stores: list[str], patterns: tuple[str, ...], repeats: int,
+                   one_round: RoundFn) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Every round of one size, interleaved (see `order`); each round's summary by (store, pattern)."""
+    rounds: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for repeat, store, pattern in order(stores, patterns, repeats):
+        rounds.setdefault((store, pattern), []).append({"repeat": repeat, **one_round(store, pattern, repeat)})
+    return rounds
+
+
+def rows_of(size_mb: int, nodes: int, rounds: dict[tuple[str, str], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """io.json's results for one size: a measure of the aggregate MB/s per (store, pattern)."""
+    rows = []
+    for (store, pattern), summaries in rounds.items():
+        samples = [summary["aggregate_mbps"] for summary in summaries]
+        record = measure_of(samples, [summary["cpu"]["saturated"] for summary in summaries],
+                            [summary["cpu"]["host_busy"] for summary in summaries])
+        rows.append({"store": store, "pattern": pattern, "size_mb": size_mb, "nodes": nodes, **record,
+                     "rounds": summaries})
+    return rows
+
+
+def headroom(rows: list[dict[str, Any]], threshold: float = SATURATED_ABOVE) -> dict[str, Any]:
+    """How many repeats ran on a saturated host, in all and per store."""
+    by_store: dict[str, list[int]] = {}
+    for row in rows:
+        counts = by_store.setdefault(row["store"], [0, 0])
+        counts[0] += sum(row["saturated"])
+        counts[1] += len(row["saturated"])
+    return {"threshold": threshold, "repeats": sum(total for _, total in by_store.values()),
+            "saturated": sum(saturated for saturated, _ in by_store.values()), "by_store": by_store}
+
+
+class StoreClients:
+    """One client per node for every store, started one store at a time and kept across repeats."""
+
+    def __init__(self, cluster: ClusterState, nodes: list[Node], size_mb: int, verify: bool, logs: str) -> None:
+        self.cluster = cluster
+        self.nodes = nodes
+        self.size_mb = size_mb
+        self.verify = verify
+        self.logs = logs
+        # A guard against a hung client, not a measurement: far below any store's rate.
+        self.timeout = 300 + 2.0 * size_mb * len(nodes)
+        self.clients: dict[str, list[Client]] = {}
+        self.methods: dict[str, str] = {}
+
+    def start(self, store: str) -> None:
+        """Start `store`'s clients and wait until each has opened it and made its source file
+        (the first store's clients make it; the next ones find it on the node)."""
+        env = {**module_environment(), **node_environment(self.cluster)}
+        argv = [sys.executable, "-m", "study.io_node", "--store", store, "--size", str(self.size_mb * MB)]
+        if self.verify:
+            argv.append("--verify")
+        clients = self.clients.setdefault(store, [])
+        for node in self.nodes:
+            clients.append(Client(node, argv, env,
+                                  os.path.join(self.logs, f"{store}-{self.size_mb}MB-{node.name}.log")))
+        deadline = time.monotonic() + self.timeout
+        for client in clients:
+            if client.receive(deadline) != "started":
+                raise ServiceError(f"the I/O client on {client.node} said something other than started")
+
+    def one_round(self, store: str, pattern: str, repeat: int) -> dict[str, Any]:
+        """One barrier-released round of `store`'s clients, under a CpuWatch of the timed part."""
+        clients = self.clients[store]
+        deadline = time.monotonic() + self.timeout
+        prepare(clients, pattern, repeat, deadline)
+        with CpuWatch(self.cluster) as watch:
+            replies = release(clients, deadline)
+        self.methods[store] = replies[0]["method"]
+        assert watch.window is not None
+        return {**round_summary(replies), "cpu": watch.window.as_dict()}
+
+    def finish(self) -> None:
+        """Say quit to every client and check that each ended well."""
+        for clients in self.clients.values():
+            for client in clients:
+                client.send("quit")
+        for clients in self.clients.values():
+            for client in clients:
+                try:
+                    status = client.process.wait(self.timeout)
+                except subprocess.TimeoutExpired:
+                    raise ServiceError(f"the I/O client on {client.node} did not end (log: {client.log})") from None
+                if status != 0:
+                    raise ServiceError(f"the I/O client on {client.node} failed at the end (log: {client.log})")
+
+    def stop(self) -> None:
+        for clients in self.clients.values():
+            for client in clients:
+                client.stop()
+
+
+def groups(options: IoOptions, home: int) -> list[tuple[int, int, tuple[str, ...]]]:
+    """(size MB, nodes, patterns) in the order measured: every pattern at `sizes_mb` on
+    `nodes` nodes, then read-after-write alone at `raw_sizes_mb` on `raw_nodes`."""
+    nodes = options.nodes or min(MAX_NODES, home)
+    raw_nodes = options.raw_nodes or nodes
+    return ([(size, nodes, options.patterns) for size in options.sizes_mb]
+            + [(size, raw_nodes, ("read_after_write",)) for size in options.raw_sizes_mb])
 
 
 def run(cluster: ClusterState, stores: list[str], options: IoOptions, out_dir: str, say: Say) -> dict[str, Any]:
     """Measure every store, size and pattern on the cluster; write io.json and the figures."""
     began = time.monotonic()
-    nodes = chosen_nodes(cluster, options.nodes)
+    home = chosen_nodes(cluster, 0)
+    plan = groups(options, len(home))
+    for _, count, _ in plan:
+        chosen_nodes(cluster, count)  # refuses a count the home region does not have
     missing = [store for store in stores if store != LOCAL and store not in cluster.storage]
     if missing:
         raise ServiceError(f"the I/O study needs {', '.join(missing)} started on the cluster "
                            f"(it has: {', '.join(cluster.storage) or 'none'})")
-    check_disk(cluster, len(nodes), max(options.sizes_mb), say)
+    check_disk(cluster, max(size * count for size, count, _ in plan), say)
     os.makedirs(out_dir, exist_ok=True)
     logs = os.path.join(out_dir, "io-logs")
     os.makedirs(logs, exist_ok=True)
-    say(f"io: {len(nodes)} nodes, stores {', '.join(stores)}, sizes {', '.join(map(str, options.sizes_mb))} MB, "
-        f"{options.repeats} repeats")
+    say(f"io: stores {', '.join(stores)}; " + "; ".join(
+        f"{size} MB on {count} nodes ({', '.join(patterns)})" for size, count, patterns in plan)
+        + f"; {options.repeats} repeats, interleaved")
     results: list[dict[str, Any]] = []
     methods: dict[str, str] = {}
-    steps, step = len(options.sizes_mb) * len(stores), 0
-    for size_mb in options.sizes_mb:
+    for step, (size_mb, count, patterns) in enumerate(plan, 1):
+        nodes = chosen_nodes(cluster, count)
+        clients = StoreClients(cluster, nodes, size_mb, options.verify, logs)
         try:
             for store in stores:
-                step += 1
-                methods[store], rounds = measure_store(cluster, nodes, store, size_mb, options, logs)
-                for pattern, summaries in rounds.items():
-                    results.append({"store": store, "pattern": pattern, "size_mb": size_mb,
-                                    **spread([s["aggregate_mbps"] for s in summaries]), "rounds": summaries})
-                medians = ", ".join(f"{pattern} {statistics.median(s['aggregate_mbps'] for s in summaries):.1f}"
-                                    for pattern, summaries in rounds.items())
-                say(f"io: [{step}/{steps}] {size_mb} MB, {store}: {medians} MB/s "
-                    f"({time.monotonic() - began:.0f} s so far)")
+                clients.start(store)
+            rounds = measure_rounds(stores, patterns, options.repeats, clients.one_round)
+            clients.finish()
         finally:
+            clients.stop()
             for node in nodes:  # the node's scratch directory, seen from the host
                 shutil.rmtree(os.path.join(cluster.node_dir(node.name, "scratch"), WORK_DIR), ignore_errors=True)
-    parameters = {**asdict(options), "sizes_mb": list(options.sizes_mb), "patterns": list(options.patterns),
-                  "nodes": [node.name for node in nodes], "stores": list(stores), "mb": "MiB (2^20 bytes)"}
+        methods.update(clients.methods)
+        rows = rows_of(size_mb, count, rounds)
+        results += rows
+        say(f"io: [{step}/{len(plan)}] {size_mb} MB on {count} nodes, median MB/s ({', '.join(patterns)}): "
+            + "; ".join(f"{store} " + " / ".join(_text(row) for row in rows if row["store"] == store)
+                        for store in stores) + f" ({time.monotonic() - began:.0f} s so far)")
+    parameters = {**asdict(options), "sizes_mb": list(options.sizes_mb), "raw_sizes_mb": list(options.raw_sizes_mb),
+                  "patterns": list(options.patterns), "nodes": [node.name for node in home[:plan[0][1]]],
+                  "raw_nodes": plan[-1][1] if options.raw_sizes_mb else None, "stores": list(stores),
+                  "mb": "MiB (2^20 bytes)", "saturated_above": SATURATED_ABOVE}
     report: dict[str, Any] = {"mode": options.mode, "parameters": parameters, "methods": methods,
-                              "results": results, "seconds": time.monotonic() - began,
-                              "figures": [f"{pattern}.png" for pattern in options.patterns] + ["spread.png"]}
+                              "results": results, "headroom": headroom(results),
+                              "seconds": time.monotonic() - began, "figures": figure_names(options.patterns)}
     if not os.listdir(logs):
         os.rmdir(logs)
     with open(os.path.join(out_dir, "io.json"), "w") as handle:
         json.dump(report, handle, indent=1)
     draw(report, out_dir)
-    say(f"io: done in {report['seconds']:.0f} s; figures in {out_dir}")
+    room = report["headroom"]
+    say(f"io: done in {report['seconds']:.0f} s; {room['saturated']} of {room['repeats']} rounds on a saturated "
+        f"host; figures in {out_dir}")
     return report
 
 
-def draw(report: dict[str, Any], out_dir: str) -> None:
-    """One figure per pattern (aggregate MB/s against size, min-max band per store) and spread.png."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib import ticker
-
-    parameters = report["parameters"]
-    stores = parameters["stores"]
-    for pattern in parameters["patterns"]:
-        figure, axes = plt.subplots(figsize=(7, 4.5))
-        for store in stores:
-            rows = sorted((r for r in report["results"] if r["store"] == store and r["pattern"] == pattern),
-                          key=lambda r: r["size_mb"])
-            if not rows:
-                continue
-            sizes = [r["size_mb"] for r in rows]
-            medians = [r["median"] for r in rows]
-            line = axes.errorbar(sizes, medians, yerr=[[r["median"] - r["min"] for r in rows],
-                                                       [r["max"] - r["median"] for r in rows]],
-                                 marker="o", capsize=3, label=store)
-            axes.fill_between(sizes, [r["min"] for r in rows], [r["max"] for r in rows],
-                              color=line[0].get_color(), alpha=0.15)
-        axes.set_xscale("log")
-        axes.set_yscale("log")
-        for axis in (axes.xaxis, axes.yaxis):
-            axis.set_major_formatter(ticker.ScalarFormatter())
-        axes.set_xlabel("file size (MB)")
-        axes.set_ylabel("aggregate MB/s (all nodes)")
-        axes.set_title(f"{pattern.replace('_', '-')}: one file per node, {len(parameters['nodes'])} nodes at once, "
-                       f"median and min-max of {parameters['repeats']} repeats", fontsize=9)
-        axes.legend(fontsize=8)
-        axes.grid(True, which="both", alpha=0.3)
-        figure.tight_layout()
-        figure.savefig(os.path.join(out_dir, f"{pattern}.png"), dpi=110)
-        plt.close(figure)
-    figure, panels = plt.subplots(1, len(parameters["patterns"]), figsize=(12, 4), sharey=True, squeeze=False)
-    sizes = parameters["sizes_mb"]
-    width = 0.8 / len(sizes)
-    for panel, pattern in zip(panels[0], parameters["patterns"]):
-        for index, size in enumerate(sizes):
-            values = [next((r["cv"] for r in report["results"] if r["store"] == store and r["pattern"] == pattern
-                            and r["size_mb"] == size), 0.0) for store in stores]
-            panel.bar([position + index * width for position in range(len(stores))], values, width,
-                      label=f"{size} MB")
-        panel.set_xticks([position + 0.4 - width / 2 for position in range(len(stores))], stores, rotation=30,
-                         fontsize=8)
-        panel.set_title(pattern.replace("_", "-"), fontsize=9)
-        panel.grid(True, axis="y", alpha=0.3)
-    panels[0][0].set_ylabel(f"coefficient of variation over {parameters['repeats']} repeats")
-    panels[0][-1].legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(os.path.join(out_dir, "spread.png"), dpi=110)
-    plt.close(figure)
+def _text(row: dict[str, Any]) -> str:
+    """A row's median, and how many of its repeats were saturated, if any."""
+    hot = sum(row["saturated"])
+    return (f"{row['median']:.1f}" if row["median"] is not None else "-") + (f" ({hot} saturated)" if hot else "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -345,8 +385,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=0, metavar="N", help="nodes measured at once (default: "
                         "min(8, home-region nodes))")
     parser.add_argument("--stores", default=",".join(known), help=f"default {','.join(known)}")
-    parser.add_argument("--sizes", metavar="MB[,MB]", help="file sizes in MB (default 1,10,20)")
-    parser.add_argument("--repeats", type=int, help="repeats per size (default 3)")
+    parser.add_argument("--sizes", metavar="MB[,MB]", help="file sizes in MB, every pattern (default 1,10,30)")
+    parser.add_argument("--raw-sizes", metavar="MB[,MB]", help="file sizes in MB for read-after-write alone, on "
+                        "--raw-nodes nodes (default 500; none with --sizes)")
+    parser.add_argument("--raw-nodes", type=int, default=0, metavar="N", help="nodes for --raw-sizes (default 4)")
+    parser.add_argument("--repeats", type=int, help="repeats per size (default 5)")
     parser.add_argument("--full", action="store_true", help="the study's real sizes: 1,10,100,500,1000 MB, 5 repeats")
     parser.add_argument("--verify", action="store_true", help="check on every node that what was read is the source")
     args = parser.parse_args(argv)
@@ -355,16 +398,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         base = IoOptions.full() if args.full else IoOptions.small()
         sizes = tuple(int(word) for word in args.sizes.split(",")) if args.sizes else base.sizes_mb
+        raw_sizes = (tuple(int(word) for word in args.raw_sizes.split(",")) if args.raw_sizes
+                     else () if args.sizes else base.raw_sizes_mb)
     except ValueError:
-        parser.error("--sizes takes whole megabytes separated by commas, e.g. 1,10,100")
+        parser.error("--sizes and --raw-sizes take whole megabytes separated by commas, e.g. 1,10,100")
     if unknown or not stores:
         parser.error(f"--stores: choose from {', '.join(known)}")
-    if min(sizes) <= 0 or (args.repeats is not None and args.repeats <= 0) or args.nodes < 0:
+    if (not sizes or min(sizes + raw_sizes) <= 0 or (args.repeats is not None and args.repeats <= 0) or args.nodes < 0
+            or args.raw_nodes < 0):
         parser.error("sizes, repeats and nodes must be positive")
     if os.geteuid() != 0:
         parser.error("the emulated cluster needs root (network namespaces, bridges and tc)")
     options = IoOptions(sizes_mb=sizes, repeats=args.repeats or base.repeats, nodes=args.nodes, verify=args.verify,
-                        mode=base.mode)
+                        mode=base.mode, raw_sizes_mb=raw_sizes, raw_nodes=args.raw_nodes or base.raw_nodes)
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

@@ -2,8 +2,8 @@
 
 Started inside a node by study.io (one per node, for one store and one file size) as
 `python -m study.io_node --store NAME --size BYTES`. It opens the store, makes sure its
-source file of random bytes is on the node's local disk ($TMPDIR/study-io), and then
-follows the driver on stdin, one round at a time:
+source file of random bytes is on the node's local disk ($TMPDIR/study-io), says
+`started`, and then follows the driver on stdin, one round at a time:
 
     driver: round PATTERN REPEAT   client: (untimed preparation) ready
     driver: go                     client: {"start": ..., "end": ..., "bytes": ...}   (one JSON line)
@@ -123,6 +123,7 @@ def serve(store: str, size: int, verify: bool, node: str) -> None:
         source = ensure_source(size)
         source_hash = sha256(source) if verify else ""
         local_copy = os.path.join(work_dir(), f"copy-{store}-{size}.bin")
+        print("started", flush=True)  # the driver starts the next store's clients once the source exists
         while line := sys.stdin.readline():
             words = line.split()
             if words == ["quit"]:

@@ -1,9 +1,10 @@
 """The study's I/O part on a small emulated cluster: one client per node, released together.
 
-A tiny run (1 MB, one repeat) over the local reference and the S3, s3fs, MosaStore and
-Chirp stores must give every pattern a positive rate, move exactly nodes x size bytes
-(twice that for read-after-write), read back on every node what its source held, and
-clean up the nodes' files and its clients."""
+A tiny run (1 MB, two interleaved repeats) over the local reference and the S3, s3fs,
+MosaStore and Chirp stores must give every pattern a positive rate, move exactly nodes x
+size bytes (twice that for read-after-write), read back on every node what its source held,
+record each round's CPU window in its measure, and clean up the nodes' files and its
+clients."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def test_a_tiny_run_moves_every_nodes_file_and_reads_back_its_source(small_clust
     assert isinstance(state, ClusterState)
     before = set(pids_in(small_cluster.record))
     said: list[str] = []
-    report = run(state, STORES, IoOptions(sizes_mb=(1,), repeats=1, verify=True), str(tmp_path / "out"), said.append)
+    report = run(state, STORES, IoOptions(sizes_mb=(1,), repeats=2, verify=True), str(tmp_path / "out"), said.append)
 
     nodes = report["parameters"]["nodes"]
     assert nodes == ["node1", "node2", "node3"]
@@ -51,8 +52,15 @@ def test_a_tiny_run_moves_every_nodes_file_and_reads_back_its_source(small_clust
     assert set(rows) == {(store, pattern) for store in STORES for pattern in PATTERNS}
     for (store, pattern), row in rows.items():
         factor = 2 if pattern == "read_after_write" else 1
-        (only,) = row["rounds"]
-        assert row["median"] == row["min"] == row["max"] > 0, (store, pattern)
+        first, only = row["rounds"]
+        assert [first["repeat"], only["repeat"]] == [0, 1] and row["nodes"] == len(nodes)
+        assert row["samples"] == [first["aggregate_mbps"], only["aggregate_mbps"]] and min(row["samples"]) > 0
+        assert row["saturated"] == [first["cpu"]["saturated"], only["cpu"]["saturated"]]
+        assert row["busy"] == [first["cpu"]["host_busy"], only["cpu"]["host_busy"]]
+        assert row["ci95"] is None  # two repeats give no interval
+        assert row["median"] is None or min(row["samples"]) <= row["median"] <= max(row["samples"])
+        # The round's CPU window covers its timed part.
+        assert only["cpu"]["seconds"] >= only["seconds"] - 0.001 and 0 <= only["cpu"]["host_busy"] <= 1
         assert only["bytes"] == len(nodes) * MB * factor, (store, pattern)
         assert only["per_node_bytes"] == {node: MB * factor for node in nodes}
         assert set(only["per_node_mbps"]) == set(nodes) and min(only["per_node_mbps"].values()) > 0
@@ -63,6 +71,9 @@ def test_a_tiny_run_moves_every_nodes_file_and_reads_back_its_source(small_clust
             assert only["verified"] is True, (store, pattern)
     assert report["methods"]["s3"] == "adapter get_file/put_file"
     assert report["methods"]["mosastore"] == report["methods"]["s3fs"] == "copy to/from the mount path"
+    room = report["headroom"]
+    assert room["repeats"] == 2 * len(STORES) * len(PATTERNS) and set(room["by_store"]) == set(STORES)
+    assert room["saturated"] == sum(sum(row["saturated"]) for row in report["results"])
 
     out = tmp_path / "out"
     assert json.loads((out / "io.json").read_text())["results"][0]["store"] == "local"
