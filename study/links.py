@@ -24,9 +24,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from cluster import check  # noqa: E402
 from cluster.cpuwatch import CpuWatch  # noqa: E402
 from cluster.state import ClusterState  # noqa: E402
-from hostkit.errors import ServiceError  # noqa: E402
 
 Say = Callable[[str], None]
 # figure file, measured key, configured key, title, unit
@@ -111,11 +111,6 @@ def draw(measured: dict[str, Any], out_dir: str) -> list[str]:
 def run(cluster: ClusterState, stores: list[str], options: LinksOptions, out_dir: str, say: Say) -> dict[str, Any]:
     """Measure the cluster's links with cluster.check, write links.json and the heatmaps
     (`stores` is the study's, unused: the links are measured whatever the stores)."""
-    try:
-        from cluster import check  # written beside this part; the study runs without it, this part does not
-    except ImportError:
-        raise ServiceError("links: needs cluster/check.py (swiftcloud cluster check), which this checkout "
-                           "does not have") from None
     with CpuWatch(cluster) as watch:
         measured = check.measure(cluster, say)
     window = watch.window

@@ -69,7 +69,8 @@ class LmpOptions:
 
     @classmethod
     def quick(cls) -> LmpOptions:
-        return cls("quick", hours=24, node_counts=(1, 2, 9), repeats=1, top_repeats=2)
+        # A look at the set-up within --quick's 12 minutes: both sides of the home region, once.
+        return cls("quick", hours=24, node_counts=(1, 9), repeats=1, top_repeats=1, stores=("local", "s3", "mosastore"))
 
     @classmethod
     def small(cls) -> LmpOptions:

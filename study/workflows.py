@@ -73,7 +73,7 @@ class WorkflowOptions:
     @classmethod
     def quick(cls) -> WorkflowOptions:
         return cls(workers=2, blast_fragments=4, energyplus_orientations=1, energyplus_heights=1,
-                   energyplus_period="short", stream_tasks=2, stream_mb=2, repeats=2)
+                   energyplus_period="short", stream_tasks=2, stream_mb=2, repeats=1)
 
     @classmethod
     def small(cls) -> WorkflowOptions:

@@ -45,7 +45,9 @@ def assert_nothing_left(record: ServiceRecord) -> None:
 def hdfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
     skip_unless_fuse()
     state = str(tmp_path_factory.mktemp("hdfs-state"))
-    record = service.start(state, datanodes=2)
+    # One replica per block: the locality tests need each block on one DataNode (Hadoop's
+    # default, min(3, DataNodes), is checked on its own below and on the cluster).
+    record = service.start(state, datanodes=2, replication=1)
     try:
         yield record
     finally:
@@ -210,11 +212,13 @@ def test_replication_and_block_size_are_per_store(hdfs: ServiceRecord) -> None:
     assert (status.replication, status.blocksize) == (2, MB)
 
 
-def test_files_get_hadoops_default_replication_and_block_size(hdfs: ServiceRecord, tmp_path: Path) -> None:
-    """As Hadoop deploys it: replication min(3, DataNodes) = 2 here, blocks of 128 MiB, both
-    in the record, and both given to a file by the client (staging, opened by name from the
-    record alone, and the mount), which is what decides them in HDFS."""
-    assert (hdfs.info["replication"], hdfs.info["block_size"]) == (2, 134217728)
+def test_files_get_the_stores_replication_and_block_size(hdfs: ServiceRecord, tmp_path: Path) -> None:
+    """The store's replication (1 here, set at start) and Hadoop's 128 MiB blocks, both in the
+    record, and both given to a file by the client (staging, opened by name from the record
+    alone, and the mount), which is what decides them in HDFS. Without a setting, Hadoop's
+    default: min(3, DataNodes)."""
+    assert [service.default_replication(count) for count in (1, 2, 3, 8)] == [1, 2, 3, 3]
+    assert (hdfs.info["replication"], hdfs.info["block_size"]) == (1, 134217728)
     name = unique_name("defaults")
     (tmp_path / "in.bin").write_bytes(os.urandom(MB))
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFTCLOUD_STATE_DIR": str(Path(hdfs.info["log"]).parent)}
@@ -225,7 +229,7 @@ def test_files_get_hadoops_default_replication_and_block_size(hdfs: ServiceRecor
     reader = HdfsAdapter(hdfs.info["namenode"])
     for file in ("staged.bin", "mounted.bin"):
         status = reader._hdfs.info(f"/{name}/{file}")
-        assert (status.replication, status.blocksize) == (2, 134217728), file
+        assert (status.replication, status.blocksize) == (1, 134217728), file
 
 
 def test_an_upload_leaves_no_writer_for_garbage_collection_to_close(hdfs: ServiceRecord) -> None:

@@ -3,14 +3,12 @@ result, and its clear failure where cluster/check.py is missing."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
 import pytest
 
-from hostkit.errors import ServiceError
 from study.links import HEATMAPS, LinksOptions, draw, heatmap_figure, run
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -62,11 +60,3 @@ def test_each_cell_reads_measured_over_configured(name: str, key: str, configure
     unmeasured = next(pair for pair in data["pairs"] if pair["from"] == "region-b" and pair["to"] == "zone-a")
     assert unmeasured[key] is None and cells[(1, 0)].startswith("- / ")
     plt.close(figure)
-
-
-def test_without_cluster_check_the_part_fails_with_a_clear_message(monkeypatch: pytest.MonkeyPatch,
-                                                                  tmp_path: Path) -> None:
-    monkeypatch.setitem(sys.modules, "cluster.check", None)  # what `import` sees where the file is missing
-    with pytest.raises(ServiceError, match="links: needs cluster/check.py"):
-        run(None, [], LinksOptions.small(), str(tmp_path / "links"), lambda line: None)  # type: ignore[arg-type]
-    assert not (tmp_path / "links").exists()
