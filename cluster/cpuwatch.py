@@ -9,11 +9,18 @@ chirp_servers, FUSE clients, MinIO, s3fs, with their child processes) at the sta
 the end, and reports the host's busy fraction, whether it passed the threshold, and the
 CPU seconds each role used on each node. Time spent waiting for I/O counts as idle: a core
 waiting for a throttled disk could have run something else.
+
+The host's counters tick 100 times a second per core, so a window of a few milliseconds (a
+1 MB round on a fast store) holds a tick or none and its busy fraction is noise (0 or 1). A
+sampler thread reads the counters every 100 ms, and a measurement shorter than a second is
+judged over the last second before its end: the host's load around it.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +31,8 @@ from cluster.state import ClusterState
 # Above this busy fraction over a measurement the host, not the store, may have set the pace
 # (the threshold Mininet-HiFi-style emulators use to flag a run; docs/study.md).
 SATURATED_ABOVE = 0.85
+MIN_WINDOW = 1.0  # seconds: shorter measurements are judged over the last second before their end
+SAMPLE_EVERY = 0.1
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,40 @@ def host_counters() -> HostCounters:
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
     total = sum(fields[:8])  # guest time is already inside user and nice
     return HostCounters(total - idle, total)
+
+
+class _Sampler:
+    """The host's counters every SAMPLE_EVERY seconds, the last minute of them."""
+
+    def __init__(self) -> None:
+        self.samples: deque[tuple[float, HostCounters]] = deque(maxlen=int(60 / SAMPLE_EVERY))
+        self.lock = threading.Lock()
+        threading.Thread(target=self._run, name="cpuwatch-sampler", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            reading = (time.monotonic(), host_counters())
+            with self.lock:
+                self.samples.append(reading)
+            time.sleep(SAMPLE_EVERY)
+
+    def at_or_before(self, moment: float) -> HostCounters | None:
+        """The latest reading taken at or before `moment` (None: none that old)."""
+        with self.lock:
+            found = [counters for taken, counters in self.samples if taken <= moment]
+        return found[-1] if found else None
+
+
+_sampler: _Sampler | None = None
+_sampler_lock = threading.Lock()
+
+
+def _the_sampler() -> _Sampler:
+    global _sampler
+    with _sampler_lock:
+        if _sampler is None:
+            _sampler = _Sampler()
+        return _sampler
 
 
 def busy_between(before: HostCounters, after: HostCounters) -> float:
@@ -116,6 +159,7 @@ class CpuWatch:
         self.window: CpuWindow | None = None
 
     def __enter__(self) -> CpuWatch:
+        self._sampler = _the_sampler()
         self._daemons = daemon_cpu(self.cluster) if self.cluster else {}
         self._host = host_counters()
         self._began = time.monotonic()
@@ -123,6 +167,9 @@ class CpuWatch:
 
     def __exit__(self, *exc: object) -> None:
         host, ended = host_counters(), time.monotonic()
+        start = self._host
+        if ended - self._began < MIN_WINDOW:
+            start = self._sampler.at_or_before(ended - MIN_WINDOW) or self._host
         after = daemon_cpu(self.cluster) if self.cluster else {}
         by_node: dict[str, dict[str, float]] = {}
         for key, value in after.items():
@@ -130,4 +177,4 @@ class CpuWatch:
             used = value - self._daemons.get(key, 0.0)  # a daemon started meanwhile counts from zero
             by_node.setdefault(node, {})
             by_node[node][role] = by_node[node].get(role, 0.0) + used
-        self.window = CpuWindow(ended - self._began, busy_between(self._host, host), self.threshold, by_node)
+        self.window = CpuWindow(ended - self._began, busy_between(start, host), self.threshold, by_node)

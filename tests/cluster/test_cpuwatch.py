@@ -64,3 +64,19 @@ def test_a_recorded_daemon_is_charged_its_cpu_seconds(tmp_path) -> None:
     finally:
         daemon.kill()
         daemon.wait()
+
+
+def test_a_short_measurement_is_judged_over_the_last_second() -> None:
+    """A 10 ms window holds a tick of the counters or none; judged over the last second, a
+    host that burned every core during that second is saturated, one idle in it is not."""
+    with CpuWatch(None):
+        pass  # starts the sampler
+    cores = psutil.cpu_count() or 1
+    workers = [multiprocessing.Process(target=_burn, args=(1.5,)) for _ in range(cores)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    with CpuWatch(None) as busy:
+        time.sleep(0.01)
+    assert busy.window is not None and busy.window.saturated and busy.window.seconds < 0.5
