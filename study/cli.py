@@ -15,7 +15,7 @@ Reproduce the storage study on an emulated cluster of this machine (network name
 shaped links, regions apart by a delay line; needs root): every store is started
 on the nodes, then
   links      bandwidth and round trip between every pair of regions, measured beside
-             the configured values, as heatmaps (Figs 1/2; needs cluster/check.py)
+             the configured values, as heatmaps (Figs 1/2)
   io         concurrent read / write / read-after-write, one file per node, 5 interleaved
              repeats with 95% intervals, read-after-write at 500 MB too (Figs 3/4/6)
   workflows  BLAST and EnergyPlus on every store: completion curves and task traces
@@ -25,9 +25,9 @@ on the nodes, then
 and the study's claims are checked against what was measured. Writes study.json, the
 figures, claims.md and index.html into the results directory.
 
-  swiftcloud study                          # the small default (about 25 minutes on 2 cores)
+  swiftcloud study                          # the small default (66 minutes on 2 cores; the goal is 50)
   swiftcloud study --parts io --stores s3,mosastore
-  swiftcloud study --quick                  # every part at tiny sizes (about 10 minutes)
+  swiftcloud study --quick                  # every part at tiny sizes (about 12 minutes)
   swiftcloud study --full                   # the study's sizes: hours
 
 See docs/study.md for what each figure shows and what we found."""
@@ -48,7 +48,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                       help="the study's sizes (files up to 1000 MB, EnergyPlus annual at 420 tasks, 8,760 hourly"
                            " LMP tasks up to 16 nodes) instead of the small default")
     size.add_argument("--quick", dest="size", action="store_const", const="quick",
-                      help="every part at tiny sizes, about 10 minutes (checks the set-up, not the claims)")
+                      help="every part at tiny sizes, about 12 minutes (checks the set-up, not the claims)")
     parser.add_argument("--out", metavar="DIR",
                         help="results directory (default: the next study-results/NNN)")
     parser.set_defaults(handler=run_command)
