@@ -36,7 +36,8 @@ def _burn(seconds: float) -> None:
 def test_every_core_busy_is_saturated() -> None:
     cores = psutil.cpu_count() or 1
     with CpuWatch(None) as watch:
-        workers = [multiprocessing.Process(target=_burn, args=(0.6,)) for _ in range(cores)]
+        # Longer than MIN_WINDOW: a shorter window is judged over the second before its end.
+        workers = [multiprocessing.Process(target=_burn, args=(1.5,)) for _ in range(cores)]
         for worker in workers:
             worker.start()
         for worker in workers:
