@@ -16,6 +16,7 @@ import pytest
 
 from cluster.state import cluster_dir, tag_for
 from study.claims import CHECKS
+from study.workflows import WorkflowOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -42,13 +43,14 @@ def test_the_workflows_part_runs_every_workflow_on_every_store(quick_workflows: 
     assert results["mode"] == "quick" and results["errors"] == {}
     part = results["parts"]["workflows"]
     repeats = part["repeats"]
-    assert repeats == 2 and part["headroom"]["repeats"] == 2 * 2 * 3  # two workflows on three stores, twice
+    assert repeats == WorkflowOptions.quick().repeats
+    assert part["headroom"]["repeats"] == 2 * 3 * repeats  # two workflows on three stores
     for workflow in ("blast", "energyplus"):
         records = part["workflows"][workflow]
         assert set(records) == {"local", "s3", "s3fs"}
         counts = set()
         for store, record in records.items():
-            assert [run["repeat"] for run in record["runs"]] == [1, 2]
+            assert [run["repeat"] for run in record["runs"]] == list(range(1, repeats + 1))
             assert record["samples"] == [run["summary"]["makespan_s"] for run in record["runs"]]
             assert record["saturated"] == [run["cpu"]["saturated"] for run in record["runs"]]
             for run in record["runs"]:
