@@ -23,32 +23,18 @@ from __future__ import annotations
 import os
 
 from hostkit.errors import ServiceError
+from hostkit.mounts import cgroup2_root
 
 V1_CPU = "/sys/fs/cgroup/cpu"
 PERIOD_US = 100_000
 PREFIX = "swiftcloud-cpu-"
 
 
-def _cgroup2_root() -> str | None:
-    """The mount point of the cgroup v2 hierarchy, when it offers the cpu controller."""
-    with open("/proc/mounts", encoding="ascii") as mounts:
-        for line in mounts:
-            fields = line.split()
-            if fields[2] == "cgroup2":
-                try:
-                    with open(os.path.join(fields[1], "cgroup.controllers"), encoding="ascii") as controllers:
-                        if "cpu" in controllers.read().split():
-                            return fields[1]
-                except OSError:
-                    continue
-    return None
-
-
 def parent_dir(tag: str) -> str:
     """The cluster's cgroup holding one cgroup per node (v1 preferred, as for disks)."""
     if os.path.isfile(os.path.join(V1_CPU, "cpu.cfs_quota_us")):
         return os.path.join(V1_CPU, PREFIX + tag)
-    root = _cgroup2_root()
+    root = cgroup2_root("cpu")
     if root is None:
         raise ServiceError("no CPU bandwidth control on this host (neither cgroup v1 cpu nor cgroup v2 cpu): "
                            "the cluster cannot give its nodes a CPU share")

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hostkit.errors import MissingDependencyError, ServiceError
+from hostkit.mounts import cgroup2_root
 
 GIB = 1 << 30
 DISK_BYTES = 24 * GIB  # sparse: the study's 1000 MB files, times stores and replicas, fit
@@ -72,27 +73,12 @@ def _run(*argv: str) -> str:
     return done.stdout
 
 
-def _cgroup2_root() -> str | None:
-    """The mount point of the cgroup v2 hierarchy, when it has the io controller."""
-    with open("/proc/self/mounts") as table:
-        for line in table:
-            fields = line.split()
-            if fields[2] == "cgroup2":
-                try:
-                    with open(os.path.join(fields[1], "cgroup.controllers")) as controllers:
-                        if "io" in controllers.read().split():
-                            return fields[1]
-                except OSError:
-                    continue
-    return None
-
-
 def mechanism() -> str:
     """'v1' when the blkio throttle of cgroup v1 is there (chosen first: it holds for
     writeback of every process), else 'v2' when cgroup v2 has the io controller."""
     if all(os.path.exists(os.path.join(V1_ROOT, rule)) for rule in V1_RULES):
         return "v1"
-    if _cgroup2_root() is not None:
+    if cgroup2_root("io") is not None:
         return "v2"
     raise ServiceError("no block I/O throttling on this host (neither cgroup v1 blkio nor cgroup v2 io): "
                        "set disk_mbps = 0 in the region file to keep the nodes' directories on the host's disk")
@@ -160,7 +146,7 @@ def v1_rate(rule: str) -> dict[str, int]:
 
 def cgroup_path(tag: str) -> str:
     """The cgroup v2 directory of cluster `tag`, a child of the root."""
-    root = _cgroup2_root()
+    root = cgroup2_root("io")
     if root is None:
         raise ServiceError("cgroup v2 has no io controller on this host")
     return os.path.join(root, CGROUP_PREFIX + tag)
@@ -220,7 +206,7 @@ def remove_orphans(belongs: Callable[[str], bool]) -> int:
 
 def orphan_cgroup(tag: str) -> str:
     """The cgroup v2 directory cluster `tag` would have ('' without cgroup v2's io controller)."""
-    return cgroup_path(tag) if _cgroup2_root() is not None else ""
+    return cgroup_path(tag) if cgroup2_root("io") is not None else ""
 
 
 def remove_cgroup(path: str) -> None:

@@ -34,7 +34,7 @@ carry for many nodes at once, so that the shaping, not the CPU, limits a transfe
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,29 +99,34 @@ def _pair(regions: Sequence[Region], a: str, b: str) -> tuple[Region, Region, bo
     return named[a], named[b], regions[0].name in (a, b)
 
 
-def round_trip_ms(regions: Sequence[Region], paths: Sequence[WanPath], a: str, b: str) -> float:
-    """The round trip between regions `a` and `b` (0 within one region)."""
+def _between(regions: Sequence[Region], paths: Sequence[WanPath], a: str, b: str, setting: str,
+             default: Callable[[float, float], float]) -> float:
+    """A path's `setting` (rtt_ms or wan_mbit) between regions `a` and `b`: 0 within one
+    region; with the home region, the other region's own; between two remote regions, their
+    [[path]]'s if set, else `default` of the two regions' own."""
     first, second, home = _pair(regions, a, b)
     if a == b:
         return 0.0
     if home:
-        return second.rtt_ms if first is regions[0] else first.rtt_ms
+        return getattr(second if first is regions[0] else first, setting)
     path = _path(paths, a, b)
-    return path.rtt_ms if path and path.rtt_ms is not None else max(first.rtt_ms, second.rtt_ms)
+    chosen = getattr(path, setting) if path else None
+    return chosen if chosen is not None else default(getattr(first, setting), getattr(second, setting))
+
+
+def _slower(one: float, other: float) -> float:
+    """The slower of two WAN rates, where 0 means unlimited."""
+    return min([rate for rate in (one, other) if rate > 0], default=0.0)
+
+
+def round_trip_ms(regions: Sequence[Region], paths: Sequence[WanPath], a: str, b: str) -> float:
+    """The round trip between regions `a` and `b` (0 within one region)."""
+    return _between(regions, paths, a, b, "rtt_ms", max)
 
 
 def wan_mbit(regions: Sequence[Region], paths: Sequence[WanPath], a: str, b: str) -> float:
     """The rate of the path between regions `a` and `b`; 0 = unlimited (only the links)."""
-    first, second, home = _pair(regions, a, b)
-    if a == b:
-        return 0.0
-    if home:
-        return second.wan_mbit if first is regions[0] else first.wan_mbit
-    path = _path(paths, a, b)
-    if path and path.wan_mbit is not None:
-        return path.wan_mbit
-    rates = [rate for rate in (first.wan_mbit, second.wan_mbit) if rate > 0]
-    return min(rates, default=0.0)
+    return _between(regions, paths, a, b, "wan_mbit", _slower)
 
 
 def s3_round_trip_ms(region: Region) -> float:

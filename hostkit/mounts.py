@@ -40,6 +40,21 @@ def mounted_fstype(path: str, mountinfo: str = "/proc/self/mountinfo") -> str | 
     return fstype
 
 
+def cgroup2_root(controller: str) -> str | None:
+    """The mount point of the cgroup v2 hierarchy, when it offers `controller` (io, cpu, ...)."""
+    with open("/proc/self/mounts", encoding="ascii") as table:
+        for line in table:
+            fields = line.split()
+            if fields[2] == "cgroup2":
+                try:
+                    with open(os.path.join(fields[1], "cgroup.controllers"), encoding="ascii") as controllers:
+                        if controller in controllers.read().split():
+                            return fields[1]
+                except OSError:
+                    continue
+    return None
+
+
 def fusermount() -> str | None:
     """The FUSE unmount tool installed here, if any."""
     return shutil.which("fusermount3") or shutil.which("fusermount")
