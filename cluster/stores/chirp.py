@@ -22,7 +22,7 @@ from dataclasses import asdict
 from typing import Any
 
 from cluster import netns
-from cluster.nodes import mount_on, on_node, spawn_on
+from cluster.nodes import mount_on_each, on_node, spawn_on
 from cluster.state import ClusterState, Node
 from cluster.stores.common import services_dir
 from hostkit.errors import ServiceError
@@ -52,8 +52,8 @@ def start(cluster: ClusterState) -> None:
     state = services_dir(cluster)
     subjects = chirp.default_subjects()
     user = chirp.server_user()
-    servers = []
-    for node in cluster.nodes:
+    servers, waiting = [], []
+    for node in cluster.nodes:  # all servers start, then we wait for each: side by side
         data = node_data(cluster, node.name)
         chirp.prepare_data(data, subjects, user)
         seen = chirp.data_directory(state, node.name)
@@ -64,7 +64,9 @@ def start(cluster: ClusterState) -> None:
         server, popen = spawn_on(node, "chirp", chirp.server_command(seen, node.name, node.address, PORT, log, user),
                                  log, PORT)
         servers.append(cluster.record_started(server))
-        wait_until(lambda: netns.in_namespace(node.namespace, lambda: port_open(PORT, node.address)),
+        waiting.append((node, popen, log))
+    for node, popen, log in waiting:
+        wait_until(lambda node=node: netns.in_namespace(node.namespace, lambda: port_open(PORT, node.address)),
                    popen, f"chirp_server on {node.name}", log, timeout=30)
     head = cluster.nodes[0]
     address = f"{head.address}:{PORT}"
@@ -75,10 +77,9 @@ def start(cluster: ClusterState) -> None:
     data_servers = [f"{node.name}:{PORT}" for node in cluster.nodes]
     mountpoint = cluster.path("mnt", chirp.NAME)
     os.makedirs(mountpoint, exist_ok=True)
-    clients = [cluster.record_started(mount_on(node, chirp.mount_argv(
+    clients = mount_on_each(cluster, lambda node: chirp.mount_argv(
         mountpoint, named, cluster.node_dir(node.name, "chirp-spool"), "/", "multi", data_servers),
-        mountpoint, chirp.FSTYPE, "the Chirp client", cluster.path("nodes", node.name, "chirp-client.log")))
-        for node in cluster.nodes]
+        mountpoint, chirp.FSTYPE, "the Chirp client", lambda node: cluster.path("nodes", node.name, "chirp-client.log"))
     info: dict[str, Any] = {
         "server": named, "mountpoint": mountpoint, "nodes": ",".join(node.name for node in cluster.nodes),
         "volume": "multi", "servers": ",".join(data_servers), "subjects": ",".join(subjects),

@@ -18,7 +18,7 @@ from dataclasses import asdict
 from typing import Any
 
 from cluster import netns
-from cluster.nodes import mount_on, spawn_on
+from cluster.nodes import mount_on_each, spawn_on
 from cluster.state import ClusterState
 from cluster.stores.common import python_module, services_dir, store_dir
 from hostkit.errors import ServiceError
@@ -66,12 +66,11 @@ def start(cluster: ClusterState, replication: int | None = None,
     mountpoint = cluster.path("mnt", hdfs.NAME)
     os.makedirs(mountpoint, exist_ok=True)
     named = f"{NAME}:{PORT}"
-    for node in cluster.nodes:
-        started.append(cluster.record_started(mount_on(node, python_module(
-            "storage_adapters.hdfs", "mount", "--mount", mountpoint, "--namenode", named, "--root", "/",
-            "--spool-dir", cluster.node_dir(node.name, "hdfs-spool"), "--replication", str(replication),
-            "--block-size", str(block_size)), mountpoint, hdfs.FSTYPE, "the HDFS client",
-            cluster.path("nodes", node.name, "hdfs-client.log"))))
+    started += mount_on_each(cluster, lambda node: python_module(
+        "storage_adapters.hdfs", "mount", "--mount", mountpoint, "--namenode", named, "--root", "/",
+        "--spool-dir", cluster.node_dir(node.name, "hdfs-spool"), "--replication", str(replication),
+        "--block-size", str(block_size)), mountpoint, hdfs.FSTYPE, "the HDFS client",
+        lambda node: cluster.path("nodes", node.name, "hdfs-client.log"))
     info: dict[str, Any] = {
         "namenode": named, "http": f"{NAME}:{HTTP_PORT}", "mountpoint": mountpoint,
         "nodes": ",".join(node.name for node in cluster.nodes), "replication": replication,

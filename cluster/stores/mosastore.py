@@ -14,7 +14,7 @@ from dataclasses import asdict
 from typing import Any
 
 from cluster import netns
-from cluster.nodes import mount_on, spawn_on
+from cluster.nodes import mount_on_each, spawn_on
 from cluster.state import ClusterState
 from cluster.stores.common import python_module, services_dir, store_dir
 from hostkit.ports import port_open
@@ -62,11 +62,11 @@ def start(cluster: ClusterState) -> None:
         manager_address, check_secret(secret), nodes, timeout=60))
     mountpoint = cluster.path("mnt", NAME)
     os.makedirs(mountpoint, exist_ok=True)
-    for node in cluster.nodes:
-        started.append(cluster.record_started(mount_on(node, _command(
-            "mount", "--mount", mountpoint, "--manager", named_manager, "--secret-file", secret_file,
-            "--node", node.name, "--spool-dir", cluster.node_dir(node.name, "mosastore-spool")),
-            mountpoint, deploy.FSTYPE, "the MosaStore client", cluster.path("nodes", node.name, "mosastore-client.log"))))
+    started += mount_on_each(cluster, lambda node: _command(
+        "mount", "--mount", mountpoint, "--manager", named_manager, "--secret-file", secret_file,
+        "--node", node.name, "--spool-dir", cluster.node_dir(node.name, "mosastore-spool")),
+        mountpoint, deploy.FSTYPE, "the MosaStore client",
+        lambda node: cluster.path("nodes", node.name, "mosastore-client.log"))
     info: dict[str, Any] = {
         "manager": named_manager, "mountpoint": mountpoint, "nodes": ",".join(nodes), "log": directory,
         "cluster": cluster.tag, "processes": [asdict(manager), *(asdict(process) for process in started)],

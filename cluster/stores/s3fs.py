@@ -14,7 +14,7 @@ import os
 from dataclasses import asdict
 from typing import Any
 
-from cluster.nodes import mount_on
+from cluster.nodes import mount_on_each
 from cluster.state import ClusterState
 from cluster.stores import s3
 from cluster.stores.common import services_dir, store_dir
@@ -49,9 +49,9 @@ def start(cluster: ClusterState) -> None:
     ])
     mountpoint = cluster.path("mnt", NAME)
     os.makedirs(mountpoint, exist_ok=True)
-    clients = [cluster.record_started(mount_on(
-        node, ["s3fs", bucket, mountpoint, "-f", "-o", options], mountpoint, s3fs_mount.S3FS_FSTYPE, "s3fs",
-        cluster.path("nodes", node.name, "s3fs-client.log"))) for node in cluster.nodes]
+    clients = mount_on_each(cluster, lambda node: ["s3fs", bucket, mountpoint, "-f", "-o", options], mountpoint,
+                            s3fs_mount.S3FS_FSTYPE, "s3fs",
+                            lambda node: cluster.path("nodes", node.name, "s3fs-client.log"))
     info: dict[str, Any] = {
         "mountpoint": mountpoint, "bucket": bucket, "endpoint_url": endpoint, "passwd_file": passwd,
         "log": directory, "nodes": ",".join(node.name for node in cluster.nodes), "cluster": cluster.tag,

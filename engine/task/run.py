@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from engine.errors import SwiftRuntimeError
@@ -32,6 +33,12 @@ from engine.task.staging import run_staged
 Builtin = Callable[..., Any]
 ContextFactory = Callable[..., Any]
 
+# A task with more inputs than this sizes them on threads, while its app runs: on a mount a
+# region away each stat is a round trip to the store, and a merge of 320 files spent 98 s
+# stating its inputs one by one before it started.
+SIZE_ON_THREADS_ABOVE = 8
+SIZE_THREADS = 16
+
 
 class TaskRunner:
     """Runs task payloads in one worker process (picklable: it travels to MPI ranks)."""
@@ -43,6 +50,7 @@ class TaskRunner:
         self.publisher = Publisher()
         self._stores: dict[tuple[str, str | None], Any] = {}
         self._namespace = new_namespace()
+        self._sizers: ThreadPoolExecutor | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         # What travels is the recipe, not a process's running state.
@@ -87,17 +95,30 @@ class TaskRunner:
             if spec.staging is not None:
                 run_staged(spec, spec.staging, self._store(spec.staging), self._run_app, phases)
             else:
-                phases.bytes_in = _file_bytes(spec.inputs, spec.cwd)
+                bytes_in = self._input_bytes(spec.inputs, spec.cwd)
                 began = time.perf_counter()
                 try:
                     self._run_app(spec)
                 finally:
                     phases.run_s = time.perf_counter() - began
+                    phases.bytes_in = bytes_in()
                 phases.bytes_out = _file_bytes(spec.outputs, spec.cwd)
         except LeafError as e:
             e.phases = phases.record()
             raise
         return phases
+
+    def _input_bytes(self, paths: Iterable[str], cwd: str | None) -> Callable[[], int]:
+        """The total size of a task's inputs (as `_file_bytes`), to be read when its app has run:
+        many inputs are sized on threads meanwhile."""
+        distinct = list(dict.fromkeys(paths))
+        if len(distinct) <= SIZE_ON_THREADS_ABOVE:
+            total = _file_bytes(distinct, cwd)
+            return lambda: total
+        if self._sizers is None:
+            self._sizers = ThreadPoolExecutor(SIZE_THREADS, thread_name_prefix="input-size")
+        sizes = self._sizers.map(lambda path: _file_bytes((path,), cwd), distinct)  # submitted now
+        return lambda: sum(sizes)
 
     def _run_app(self, spec: AppSpec) -> None:
         self.apps.run(spec, self.publisher)

@@ -111,3 +111,23 @@ def test_a_failed_app_logs_its_phases_and_no_output_bytes(tmp_path: Path) -> Non
     assert failed["status"] == "failed"
     assert (failed["bytes_in"], failed["bytes_out"]) == (SIZE_A, 0)
     assert failed["run_s"] > 0.0 and not (tmp_path / "out" / "failed.txt").exists()
+
+
+def test_an_app_with_many_inputs_counts_each_distinct_one_once(tmp_path: Path) -> None:
+    # More inputs than SIZE_ON_THREADS_ABOVE: they are sized on threads while the app runs.
+    sizes = [1_000 * (k + 1) + k for k in range(12)]
+    script = """
+app (file o) cat_all (file i[]) { "cat" i @stdout=o }
+file parts[];
+foreach k in [0:11] { parts[k] = input_file(sprintf("in/p%i.bin", k)); }
+parts[12] = input_file("in/p0.bin");
+file all <"out/all.bin"> = cat_all(parts);
+"""
+    (tmp_path / "in").mkdir()
+    for k, size in enumerate(sizes):
+        (tmp_path / "in" / f"p{k}.bin").write_bytes(os.urandom(size))
+    result = run_workflow(tmp_path, "-n", "2", "--transport", "local", script=script)
+    assert result.returncode == 0, result.stderr
+    ended = end_records(tmp_path)["cat_all"]
+    assert ended["bytes_in"] == sum(sizes)  # p0 named twice, counted once
+    assert ended["bytes_out"] == (tmp_path / "out" / "all.bin").stat().st_size == sum(sizes) + sizes[0]
