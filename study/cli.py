@@ -29,6 +29,8 @@ figures, claims.md and index.html into the results directory.
   swiftcloud study --parts io --stores s3,mosastore
   swiftcloud study --quick                  # every part at tiny sizes (about 12 minutes)
   swiftcloud study --full                   # the study's sizes: hours
+  swiftcloud study --compare study-results/001 study-results/002
+                                            # two runs' verdicts side by side (markdown)
 
 See docs/study.md for what each figure shows and what we found."""
 
@@ -51,6 +53,10 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                       help="every part at tiny sizes, about 12 minutes (checks the set-up, not the claims)")
     parser.add_argument("--out", metavar="DIR",
                         help="results directory (default: the next study-results/NNN)")
+    parser.add_argument("--compare", nargs=2, metavar="RESULTS",
+                        help="run nothing: print two finished runs' verdicts side by side, claim by claim and"
+                             " case by case, with one verdict for both (a claim the runs disagree on is"
+                             " inconclusive)")
     parser.set_defaults(handler=run_command)
 
 
@@ -62,7 +68,20 @@ def _names(text: str, known: tuple[str, ...], what: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def compare_command(directories: list[str]) -> int:
+    from study.compare import load, side_by_side
+
+    try:
+        runs = [load(directory) for directory in directories]
+    except ValueError as error:
+        raise UsageError(f"--compare: {error}") from None
+    print(side_by_side(runs), end="")
+    return EXIT_OK
+
+
 def run_command(args: argparse.Namespace) -> int:
+    if args.compare:
+        return compare_command(args.compare)
     from engine.observe.runlog import next_run_dir
     from study.driver import PARTS, StudyPlan, run_study
     from study.stores import study_stores
