@@ -5,10 +5,16 @@ A service lives in `<state_dir>/<name>/`: its data, its log and `state.json`
 is never mistaken for ours), the ports chosen at start, printable facts in
 `info` and generated credentials in `secrets`. Servers are stopped by the PID
 they recorded, never by name.
+
+The user's own index (`$XDG_STATE_HOME/swiftcloud/state-dirs`, else
+`~/.local/state/swiftcloud/state-dirs`; one absolute path per line, mode 600)
+lists the state directories that `swiftcloud services start` used, so that
+`status` and `stop` find a service wherever it was started.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -83,3 +89,34 @@ def running_record(state_dir: str, name: str) -> ServiceRecord | None:
     """The record of service `name` if its process is still the one we started."""
     record = load_record(state_dir, name)
     return record if record is not None and is_running(record.pid, record.create_time) else None
+
+
+def state_index_path() -> str:
+    """The user's index of state directories (see the module docstring)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "swiftcloud", "state-dirs")
+
+
+def remember_state_dir(state_dir: str) -> None:
+    """Add `state_dir` to the user's index, dropping directories that no longer exist."""
+    path = state_index_path()
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    with os.fdopen(descriptor, "r+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # two `services start` at once must both be kept
+        listed = [line.strip() for line in handle if line.strip()]
+        new = os.path.abspath(state_dir)  # kept even before the service creates it
+        kept = [directory for directory in dict.fromkeys(listed + [new]) if directory == new or os.path.isdir(directory)]
+        handle.seek(0)
+        handle.truncate()
+        handle.write("".join(f"{directory}\n" for directory in kept))
+
+
+def known_state_dirs() -> list[str]:
+    """The state directories in the user's index that still exist, in the order first used."""
+    try:
+        with open(state_index_path(), encoding="utf-8") as handle:
+            listed = [line.strip() for line in handle if line.strip()]
+    except FileNotFoundError:
+        return []
+    return [directory for directory in dict.fromkeys(listed) if os.path.isdir(directory)]

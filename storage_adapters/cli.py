@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 
 from hostkit.errors import EXIT_OK, EXIT_RUNTIME, StorageConfigError, StorageError
-from hostkit.records import ServiceRecord
+from hostkit.records import ServiceRecord, known_state_dirs, remember_state_dir
 from storage_adapters import open_storage
 from storage_adapters.config import read_config, state_dir_from
 from storage_adapters.services import known_services, service_status, start_service, stop_service
@@ -32,8 +32,10 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         description="Run storage servers on 127.0.0.1 under a state directory, for tests and for trying a backend.",
     )
     services.add_argument("action", choices=["start", "stop", "status"])
-    services.add_argument("name", choices=known_services())
-    services.add_argument("--state-dir", help="where servers keep data, logs and state (default: .swiftcloud/services)")
+    services.add_argument("name", nargs="?", choices=known_services(),
+                          help="the service (status without one: every service of yours that runs, and where)")
+    services.add_argument("--state-dir", help="where servers keep data, logs and state (default: .swiftcloud/services;"
+                                              " stop and status without it look wherever you started one)")
     services.add_argument("--config", help="configuration file (default: ./swiftcloud.toml if present)")
     services.add_argument("--benefactors", type=int, metavar="K",
                           help="mosastore: benefactors (emulated nodes) to start (default 4)")
@@ -66,6 +68,10 @@ def _storage_options(parser: argparse.ArgumentParser) -> None:
 def run_services(args: argparse.Namespace) -> int:
     """`swiftcloud services start|stop|status NAME`."""
     state_dir = os.path.abspath(args.state_dir or state_dir_from(read_config(args.config)))
+    if args.name is None:
+        if args.action != "status":
+            raise StorageConfigError(f"services {args.action} needs a service: {', '.join(known_services())}")
+        return _status_everywhere(state_dir)
     if args.action == "start":
         options: dict[str, object] = {}
         for option, service in (("benefactors", "mosastore"), ("servers", "chirp"), ("datanodes", "hdfs"),
@@ -75,18 +81,53 @@ def run_services(args: argparse.Namespace) -> int:
                 if args.name != service:
                     raise StorageConfigError(f"--{option} applies to {service} only")
                 options[option] = value
+        remember_state_dir(state_dir)  # before the start: a failed start may leave daemons to stop
         record = start_service(args.name, state_dir, **options)
         print(f"{args.name} running ({_describe(record)}); state in {state_dir}")
         return EXIT_OK
+    if args.state_dir is None and service_status(args.name, state_dir) is None:
+        found = _running_elsewhere(args.name, state_dir)
+        if len(found) == 1:
+            state_dir = found[0][0]
+        elif found:
+            places = "; ".join(directory for directory, _ in found)
+            raise StorageConfigError(f"{args.name} runs in {len(found)} state directories ({places}): "
+                                     f"name one with --state-dir")
     if args.action == "stop":
         stopped = stop_service(args.name, state_dir)
-        print(f"{args.name} stopped" if stopped else f"{args.name} was not running")
+        print(f"{args.name} stopped (state in {state_dir})" if stopped else f"{args.name} was not running")
         return EXIT_OK
     record = service_status(args.name, state_dir)
     if record is None:
         print(f"{args.name} is not running (state directory {state_dir})")
         return EXIT_RUNTIME
-    print(f"{args.name} running ({_describe(record)})")
+    print(f"{args.name} running ({_describe(record)}); state in {state_dir}")
+    return EXIT_OK
+
+
+def _running_elsewhere(name: str, state_dir: str) -> list[tuple[str, ServiceRecord]]:
+    """Where else service `name` runs: the state directories of the user's index that hold it."""
+    found = []
+    for directory in known_state_dirs():
+        record = service_status(name, directory) if directory != state_dir else None
+        if record is not None:
+            found.append((directory, record))
+    return found
+
+
+def _status_everywhere(state_dir: str) -> int:
+    """`services status` alone: every service that runs in this state directory or the
+    user's others, one line each with where it lives; exit 1 when none runs."""
+    running = 0
+    for directory in dict.fromkeys([state_dir, *known_state_dirs()]):
+        for name in known_services():
+            record = service_status(name, directory)
+            if record is not None:
+                running += 1
+                print(f"{name} running ({_describe(record)}); state in {directory}")
+    if not running:
+        print("no service of yours is running")
+        return EXIT_RUNTIME
     return EXIT_OK
 
 

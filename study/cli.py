@@ -25,7 +25,7 @@ on the nodes, then
 and the study's claims are checked against what was measured. Writes study.json, the
 figures, claims.md and index.html into the results directory.
 
-  swiftcloud study                          # the small default (66 minutes on 2 cores; the goal is 50)
+  swiftcloud study                          # the small default (53 minutes on 2 cores; the goal is 50)
   swiftcloud study --parts io --stores s3,mosastore
   swiftcloud study --quick                  # every part at tiny sizes (about 12 minutes)
   swiftcloud study --full                   # the study's sizes: hours

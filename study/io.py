@@ -328,7 +328,7 @@ def run(cluster: ClusterState, stores: list[str], options: IoOptions, out_dir: s
     logs = os.path.join(out_dir, "io-logs")
     os.makedirs(logs, exist_ok=True)
     say(f"io: stores {', '.join(stores)}; " + "; ".join(
-        f"{size} MB on {count} nodes ({', '.join(patterns)})" for size, count, patterns in plan)
+        f"{size} MB on {count} node{'s' if count != 1 else ''} ({', '.join(patterns)})" for size, count, patterns in plan)
         + f"; {options.repeats} repeats, interleaved")
     results: list[dict[str, Any]] = []
     methods: dict[str, str] = {}

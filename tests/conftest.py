@@ -18,6 +18,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 import uuid
 
@@ -31,6 +33,7 @@ from tests.leftovers import SUITE_MARK, Snapshot
 
 SNAPSHOT = pytest.StashKey[Snapshot]()
 GOLDEN_MPI = pytest.StashKey[str]()
+STATE_HOME = pytest.StashKey[str]()
 LEFTOVERS_ID = "tests/conftest.py::nothing_left_behind"
 
 
@@ -50,6 +53,14 @@ def pytest_configure(config: pytest.Config) -> None:
     register_packages()  # tests start services and open stores by name in-process, as the command line does
     if not _is_worker(config):
         config.stash[GOLDEN_MPI] = tiers.fix_golden_mpi_slice()
+        # `services start` lists its state directory in the user's index (hostkit.records):
+        # the suite keeps an index of its own, which xdist workers and subprocesses inherit.
+        os.environ["XDG_STATE_HOME"] = config.stash[STATE_HOME] = tempfile.mkdtemp(prefix="swiftcloud-suite-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if STATE_HOME in config.stash:
+        shutil.rmtree(config.stash[STATE_HOME], ignore_errors=True)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:

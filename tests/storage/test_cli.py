@@ -75,6 +75,42 @@ def test_services_start_status_stop(
     assert "no sshd running" in capsys.readouterr().err
 
 
+def test_stop_and_status_find_a_service_wherever_it_was_started(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    first, second = str(tmp_path / "one" / "state"), str(tmp_path / "two" / "state")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    try:
+        assert main(["services", "start", "sshd", "--state-dir", first]) == 0
+        monkeypatch.chdir(elsewhere)  # another directory: its default state directory has no sshd
+        capsys.readouterr()
+        assert main(["services", "status", "sshd"]) == 0
+        assert f"; state in {first}" in capsys.readouterr().out
+        assert main(["services", "status"]) == 0
+        listed = capsys.readouterr().out.splitlines()
+        assert len(listed) == 1 and listed[0].startswith("sshd running (") and listed[0].endswith(first)
+        assert main(["services", "start", "sshd", "--state-dir", second]) == 0
+        capsys.readouterr()
+        assert main(["services", "stop", "sshd"]) == 1  # two candidates: name one
+        refused = capsys.readouterr().err
+        assert "sshd runs in 2 state directories" in refused and first in refused and second in refused
+        assert main(["services", "status", "sshd", "--state-dir", second]) == 0
+        assert main(["services", "stop", "sshd", "--state-dir", second]) == 0
+        capsys.readouterr()
+        assert main(["services", "stop", "sshd"]) == 0
+        assert capsys.readouterr().out.strip() == f"sshd stopped (state in {first})"
+    finally:
+        for state in (first, second):
+            main(["services", "stop", "sshd", "--state-dir", state])
+    capsys.readouterr()
+    assert main(["services", "status"]) == 1
+    assert capsys.readouterr().out.strip() == "no service of yours is running"
+    assert main(["services", "stop"]) == 1
+    assert "services stop needs a service" in capsys.readouterr().err
+
+
 def test_no_credential_is_ever_printed_or_logged(
     minio_server: ServiceRecord, s3fs_mounted: ServiceRecord, tmp_path: Path,
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
