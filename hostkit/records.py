@@ -106,7 +106,8 @@ def remember_state_dir(state_dir: str) -> None:
         fcntl.flock(handle, fcntl.LOCK_EX)  # two `services start` at once must both be kept
         listed = [line.strip() for line in handle if line.strip()]
         new = os.path.abspath(state_dir)  # kept even before the service creates it
-        kept = [directory for directory in dict.fromkeys(listed + [new]) if directory == new or os.path.isdir(directory)]
+        kept = [directory for directory in dict.fromkeys(listed + [new])
+                if directory == new or os.path.isdir(directory)]
         handle.seek(0)
         handle.truncate()
         handle.write("".join(f"{directory}\n" for directory in kept))
