@@ -85,17 +85,19 @@ def run_services(args: argparse.Namespace) -> int:
         record = start_service(args.name, state_dir, **options)
         print(f"{args.name} running ({_describe(record)}); state in {state_dir}")
         return EXIT_OK
+    where = ""
     if args.state_dir is None and service_status(args.name, state_dir) is None:
         found = _running_elsewhere(args.name, state_dir)
         if len(found) == 1:
             state_dir = found[0][0]
+            where = f" (state in {state_dir})"  # not where the user is: say where it was
         elif found:
             places = "; ".join(directory for directory, _ in found)
             raise StorageConfigError(f"{args.name} runs in {len(found)} state directories ({places}): "
                                      f"name one with --state-dir")
     if args.action == "stop":
         stopped = stop_service(args.name, state_dir)
-        print(f"{args.name} stopped (state in {state_dir})" if stopped else f"{args.name} was not running")
+        print(f"{args.name} stopped{where}" if stopped else f"{args.name} was not running")
         return EXIT_OK
     record = service_status(args.name, state_dir)
     if record is None:
