@@ -88,6 +88,11 @@ class Claim:
                 "counts": self.counts}
 
 
+def case_verdict(case: dict[str, Any]) -> str:
+    """A case's verdict as the reports print it, with its note ("holds (with a larger gain ...)")."""
+    return case["verdict"] + (f" ({case['note']})" if case.get("note") else "")
+
+
 def majority(cases: Sequence[Case]) -> str:
     """The module's majority rule over the counted cases."""
     judged = [case.verdict for case in cases if case.counted and case.verdict != NOT_TESTABLE]

@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from study.claims import DIFFERS, HOLDS, INCONCLUSIVE
+from study.claims import DIFFERS, HOLDS, INCONCLUSIVE, case_verdict
 
 FLIP = frozenset((HOLDS, DIFFERS))
 
@@ -48,9 +48,7 @@ def _cases(claim: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _verdict(case: dict[str, Any] | None) -> str:
-    if case is None:
-        return "not measured"
-    return case["verdict"] + (f" ({case['note']})" if case.get("note") else "")
+    return "not measured" if case is None else case_verdict(case)
 
 
 def side_by_side(runs: Sequence[dict[str, Any]]) -> str:

@@ -8,16 +8,14 @@ import json
 import os
 from typing import Any
 
+from study.claims import case_verdict
+
 PART_TITLES = {
     "links": "Bandwidth and round trip between regions, measured / configured (Figs 1, 2)",
     "io": "Concurrent read / write / read-after-write, one file per node (Figs 3, 4, 6)",
     "workflows": "Workflows on every store (Figs 8, 9, 11, 12), staged vs shared, stream vs copy",
     "lmp": "Power-grid (LMP) makespan vs node count (Fig 13)",
 }
-
-
-def _case_verdict(case: dict[str, Any]) -> str:
-    return case["verdict"] + (f" ({case['note']})" if case.get("note") else "")
 
 
 def claims_markdown(claims: list[dict[str, Any]]) -> str:
@@ -28,7 +26,7 @@ def claims_markdown(claims: list[dict[str, Any]]) -> str:
         lines += ["", f"### {claim['claim']}", "", f"**{claim['verdict']}**: {claim['summary']}"]
         if claim["cases"]:
             lines += ["", "| case | measured (95% CI) | verdict |", "|---|---|---|"]
-            lines += [f"| {case['name']} | {case['measured']} | {_case_verdict(case)} |" for case in claim["cases"]]
+            lines += [f"| {case['name']} | {case['measured']} | {case_verdict(case)} |" for case in claim["cases"]]
     return "\n".join(lines) + "\n"
 
 
@@ -45,7 +43,7 @@ def _claims_html(claims: list[dict[str, Any]]) -> str:
         page += f"<h3>{html.escape(claim['claim'])}</h3><p>{html.escape(claim['summary'])}</p>"
         if claim["cases"]:
             cases = "".join(f"<tr><td>{html.escape(case['name'])}</td><td>{html.escape(case['measured'])}</td>"
-                            f"{verdict(_case_verdict(case), case['verdict'])}</tr>" for case in claim["cases"])
+                            f"{verdict(case_verdict(case), case['verdict'])}</tr>" for case in claim["cases"])
             page += f"<table><tr><th>case</th><th>measured (95% CI)</th><th>verdict</th></tr>{cases}</table>"
     return page
 
