@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import subprocess
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -104,7 +105,7 @@ def remember_state_dir(state_dir: str) -> None:
     descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     with os.fdopen(descriptor, "r+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)  # two `services start` at once must both be kept
-        listed = [line.strip() for line in handle if line.strip()]
+        listed = _listed(handle)
         new = os.path.abspath(state_dir)  # kept even before the service creates it
         kept = [directory for directory in dict.fromkeys(listed + [new])
                 if directory == new or os.path.isdir(directory)]
@@ -117,7 +118,12 @@ def known_state_dirs() -> list[str]:
     """The state directories in the user's index that still exist, in the order first used."""
     try:
         with open(state_index_path(), encoding="utf-8") as handle:
-            listed = [line.strip() for line in handle if line.strip()]
+            listed = _listed(handle)
     except FileNotFoundError:
         return []
-    return [directory for directory in dict.fromkeys(listed) if os.path.isdir(directory)]
+    return [directory for directory in listed if os.path.isdir(directory)]
+
+
+def _listed(index: Iterable[str]) -> list[str]:
+    """The distinct directories of the index's lines, in order."""
+    return list(dict.fromkeys(line.strip() for line in index if line.strip()))
