@@ -9,7 +9,8 @@
   of 20 small messages) and a bulk transfer (between regions, the steady rate after slow
   start: 3 s counted after 1.5 s). The rate configured for a path is the slower of its two
   links and, between regions, of the WAN.
-- Disks: on every node with a disk of its own, one after the other (the host's disk could
+- Disks: on every node with a disk of its own (or, when sampled, on the nodes whose links are
+  measured: every node's disk is made the same way), one after the other (the host's disk could
   not carry every node's rate at once): `dd conv=fsync` of about 2 s at the configured rate,
   then the same file read back with `iflag=direct` (from the disk, not the page cache).
 - S3 (when it is up): the first-byte latency of a GET of a small object from the first node
@@ -51,8 +52,9 @@ DD_RESULT = re.compile(r"^(\d+) bytes .* copied, ([0-9.]+) s", re.MULTILINE)
 Say = Callable[[str], None]
 
 
-def measure(cluster: ClusterState, say: Say) -> dict[str, Any]:
-    """Measure the cluster (see the module docstring); `say` hears of each step."""
+def measure(cluster: ClusterState, say: Say, every_disk: bool = True) -> dict[str, Any]:
+    """Measure the cluster (see the module docstring); `say` hears of each step. Without
+    `every_disk`, only the disks of the nodes whose links are measured."""
     regions = [Region(**region) for region in cluster.regions]
     by_name = {region.name: region for region in regions}
     failures: list[str] = []
@@ -84,7 +86,7 @@ def measure(cluster: ClusterState, say: Say) -> dict[str, Any]:
                 entry["mbit"] = judge.rate(measure, rate, f"path {a.name} -> {b.name}")
             pairs.append(entry)
     disks = []
-    for record in cluster.disks:
+    for record in measured_disks(cluster, every_disk):
         node = cluster.node(record["node"])
         configured = record["bytes_per_second"] / 1e6
         say(f"disk of {node.name}")
@@ -140,6 +142,12 @@ class _Judge:
 
 def _off(measured: float, configured: float) -> bool:
     return abs(measured / configured - 1) > TOLERANCE
+
+
+def measured_disks(cluster: ClusterState, every_disk: bool) -> list[dict[str, Any]]:
+    """The disk records `measure` takes: every one, or those of the nodes whose links it measures."""
+    sampled = {node.name for node in _sampled(cluster)}
+    return [disk for disk in cluster.disks if every_disk or disk["node"] in sampled]
 
 
 def _sampled(cluster: ClusterState) -> list[Node]:

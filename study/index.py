@@ -13,7 +13,7 @@ from study.claims import case_verdict
 PART_TITLES = {
     "links": "Bandwidth and round trip between regions, measured / configured (Figs 1, 2)",
     "io": "Concurrent read / write / read-after-write, one file per node (Figs 3, 4, 6)",
-    "workflows": "Workflows on every store (Figs 8, 9, 11, 12), staged vs shared, stream vs copy",
+    "workflows": "Workflows on the stores (Figs 8, 9, 11, 12), staged vs shared, stream vs copy",
     "lmp": "Power-grid (LMP) makespan vs node count (Fig 13)",
 }
 

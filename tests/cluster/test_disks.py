@@ -19,6 +19,7 @@ import pytest
 
 from cluster import check, disks, lifecycle
 from cluster.regions import Region
+from cluster.state import ClusterState, Node
 from hostkit.errors import ServiceError
 from tests.cluster.conftest import Cluster, assert_nothing_left, bring_up, take_down, traces
 
@@ -150,3 +151,15 @@ def test_measure_covers_every_pair_of_regions_and_s3(tmp_path: Path) -> None:
 def test_a_full_host_disk_is_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(ServiceError, match=r"GiB free; 100000 node disks need at least 200000 GiB"):
         disks.check_space(str(tmp_path), 100_000)
+
+
+def test_a_sampled_check_measures_one_disk_a_region_and_the_last_node() -> None:
+    """The study's default measures the disks of the nodes whose links it measures; `cluster
+    check` (every_disk) measures all of them."""
+    regions = [{"name": "home", "nodes": 3}, {"name": "far", "nodes": 3}]
+    nodes = [Node(f"node{index}", "home" if index <= 3 else "far", f"10.0.0.{index}", f"ns{index}", f"hub{index}")
+             for index in range(1, 7)]
+    cluster = ClusterState("t", "/nowhere", "hub", "s3ns", regions, nodes=nodes,
+                           disks=[{"node": node.name} for node in nodes])
+    assert [disk["node"] for disk in check.measured_disks(cluster, every_disk=False)] == ["node1", "node4", "node6"]
+    assert [disk["node"] for disk in check.measured_disks(cluster, every_disk=True)] == [node.name for node in nodes]

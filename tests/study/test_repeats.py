@@ -86,3 +86,24 @@ def test_the_workflow_runs_are_interleaved_across_stores() -> None:
     assert tables["blast-hdfs-r1"] == "hdfs-shared" and tables["blast-hdfs-staged-r1"] == "hdfs"
     measure = measure_from(runs[("blast", "s3", "shared")], makespan)
     assert measure["samples"] == [1.0, 8.0, 15.0] and measure["median"] == 8.0  # one per repeat, in order
+
+
+def test_the_default_runs_energyplus_on_the_stores_its_claim_compares() -> None:
+    """The small default leaves EnergyPlus on s3fs, HDFS and Chirp to --full; BLAST (and its
+    staged runs) stays on every store."""
+    from dataclasses import replace
+
+    from study.workflows import WorkflowOptions, jobs, measure_all
+
+    stores = ["local", "s3", "s3fs", "mosastore", "hdfs", "chirp"]
+    listed = jobs(stores, WorkflowOptions.small())
+    assert [store for name, store, _ in listed if name == "energyplus"] == ["local", "s3", "mosastore"]
+    assert [store for name, store, mode in listed if name == "blast" and mode == "shared"] == stores
+    assert [store for name, store, mode in listed if mode == "staged"] == ["hdfs", "chirp"]
+    assert [store for name, store, _ in jobs(stores, WorkflowOptions.full()) if name == "energyplus"] == stores
+    runner = FakeRunner()
+    runner.options = replace(runner.options, energyplus_stores=("s3",))
+    runs = measure_all(runner, ["s3", "hdfs"], 1)  # type: ignore[arg-type]
+    assert [tag for _, tag, _ in runner.calls] == ["blast-s3-r1", "blast-hdfs-r1", "energyplus-s3-r1",
+                                                   "blast-hdfs-staged-r1"]
+    assert ("energyplus", "hdfs", "shared") not in runs
