@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING, ClassVar, Union
 
 from hostkit.errors import redact
 from storage_adapters.errors import StoragePathError
-from storage_adapters.paths import parent, to_logical
+from storage_adapters.paths import leads_out, parent, to_logical
 
 if TYPE_CHECKING:
     from storage_adapters.settings import StorageSettings
@@ -350,20 +350,24 @@ class StorageAdapter(ABC):
         return total
 
     def local_path(self, path: str) -> str:
-        """For a shared store, the POSIX path a task uses for logical `path`."""
+        """For a shared store, the POSIX path a task uses for logical `path`, checked: a
+        symbolic link on the way that leads out of the store is refused."""
+        return self.confined(self.mounted_path(path), path)
+
+    def mounted_path(self, path: str) -> str:
+        """For a shared store, the POSIX path of logical `path` under the mount, from its text
+        alone (whoever uses it checks it with `paths.leads_out`, as `local_path` does)."""
         if self.mount_path is None:
             raise StoragePathError(f"{self.describe()} is not mounted; its files must be staged")
         logical = self.logical(path)
-        return self.confined(os.path.join(self.mount_path, *logical.split("/")) if logical else self.mount_path, path)
+        return os.path.join(self.mount_path, *logical.split("/")) if logical else self.mount_path
 
     def confined(self, full: str, path: str) -> str:
         """`full` (a path under the mount), unless a symbolic link on the way leads
         out of the store: the text of a logical path is checked by `logical`, and
         this checks where the file system actually takes it."""
         assert self.mount_path is not None
-        root = os.path.realpath(self.mount_path)
-        real = os.path.realpath(full)
-        if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        if leads_out(full, self.mount_path):
             raise StoragePathError(f"'{path}' leads out of {self.describe()} through a symbolic link")
         return full
 

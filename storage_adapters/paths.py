@@ -8,7 +8,9 @@ escapes the root is refused in one place for every backend.
 
 from __future__ import annotations
 
+import os
 import posixpath
+import stat
 import uuid
 
 from storage_adapters.errors import StoragePathError
@@ -67,3 +69,32 @@ def temp_sibling(logical: str) -> str:
 def is_temp_name(name: str) -> bool:
     """True for the temporary names `temp_sibling` makes."""
     return TEMP_MARKER in posixpath.basename(name)
+
+
+def leads_out(full: str, root: str) -> bool:
+    """Whether the file system takes `full`, a path lexically under the directory `root`,
+    out of `root` through a symbolic link.
+
+    The components below the root are examined from the top, and the walk stops at the first
+    one missing: nothing below it exists, so nothing below can be a link. (On a mounted store
+    each lookup is a round trip to its server, and a missing name the dearest: `realpath`
+    would look up every component, missing or not.) Only a link met on the way makes the
+    whole path resolved and compared with the root's real path.
+    """
+    relative = os.path.relpath(full, root)
+    if relative == os.curdir:
+        return False
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return True
+    current = root
+    for part in relative.split(os.sep):
+        current = os.path.join(current, part)
+        try:
+            mode = os.lstat(current).st_mode
+        except OSError:  # missing (or not searchable): nothing can be reached through it
+            return False
+        if stat.S_ISLNK(mode):
+            real_root = os.path.realpath(root)
+            real = os.path.realpath(full)
+            return real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep)
+    return False

@@ -12,7 +12,6 @@ call releases once it can no longer write it.
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, Optional
 
 from engine.errors import SwiftRuntimeError
@@ -170,18 +169,20 @@ class CallRunner:
                 redirects=tuple((name, user(p)) for name, p in redirect.items() if p is not None))
             return AppSpec(argv=argv, label=label, staging=plan, hidden_env=files.secret_env_names,
                            walltime=walltime)
-        # On a mount, resolving a path checks every component for symbolic links, and an output
-        # that does not exist yet costs a round trip to the store's server each time: resolve
-        # each path once per task (a path is often both a word and an output).
-        task_path = functools.cache(files.task_path)
-        for path in outputs:
-            files.prepare_output(task_path(path))
-        return AppSpec(argv=tuple(task_path(w) if is_file else w for w, is_file in words),
-                       stdin=_maybe(task_path, redirect["stdin"]), stdout=_maybe(task_path, redirect["stdout"]),
-                       stderr=_maybe(task_path, redirect["stderr"]),
-                       outputs=tuple(task_path(p) for p in outputs), label=label,
-                       hidden_env=files.secret_env_names, walltime=walltime,
-                       inputs=tuple(task_path(p) for p in dict.fromkeys(inputs)))
+        # A path on a mount is made from its text here: checking it for symbolic links costs a
+        # round trip to the store's server per component (the dearest for an output not yet
+        # written), so the worker does it, just before the app runs (AppSpec.store_root).
+        task_path = files.task_path
+        argv = tuple(task_path(w) if is_file else w for w, is_file in words)
+        streams = {name: _maybe(task_path, path) for name, path in redirect.items()}
+        task_outputs, task_inputs = tuple(map(task_path, outputs)), tuple(map(task_path, dict.fromkeys(inputs)))
+        store_paths: tuple[str, ...] = ()
+        if files.store_root is not None:
+            named = [word for word, (_, is_file) in zip(argv, words) if is_file]
+            store_paths = tuple(dict.fromkeys([*named, *filter(None, streams.values()), *task_outputs, *task_inputs]))
+        return AppSpec(argv=argv, stdin=streams["stdin"], stdout=streams["stdout"], stderr=streams["stderr"],
+                       outputs=task_outputs, label=label, hidden_env=files.secret_env_names, walltime=walltime,
+                       inputs=task_inputs, store_root=files.store_root, store_paths=store_paths)
 
     # ------------------------------------------------------------ library
 

@@ -42,6 +42,7 @@ class PosixFiles:
     name = ""
     config_path: Optional[str] = None
     secret_env_names: tuple[str, ...] = ()
+    store_root: Optional[str] = None  # no store: a task's paths are the user's own
 
     def __init__(self, temp: files.TempFiles) -> None:
         self.temp = temp
@@ -72,10 +73,6 @@ class PosixFiles:
         """What identifies a file's version for `--resume`: size and modification time
         (as Nextflow's standard cache); None if it is missing."""
         return _stat_signature(path)
-
-    def prepare_output(self, task_path: str) -> None:
-        """Make the directory a task writes its output `task_path` into."""
-        _make_parent(task_path)
 
     def locations(self, path: str) -> list[str]:
         return []
@@ -116,9 +113,15 @@ class StoreFiles:
         except StorageError as e:
             raise SwiftRuntimeError(f"file '{path}': {e}") from None
 
+    @property
+    def store_root(self) -> Optional[str]:
+        """Shared mode: the mount, under which the worker checks a task's paths (AppSpec)."""
+        return self.adapter.mount_path if self.mode == "shared" else None
+
     def task_path(self, path: str) -> str:
-        """Shared mode: the mount path tasks use. (Staging mode never calls this.)"""
-        return self.adapter.local_path(self.user_path(path))
+        """Shared mode: the mount path tasks use, from the path's text; the worker checks
+        it for symbolic links before the app runs. (Staging mode never calls this.)"""
+        return self.adapter.mounted_path(self.user_path(path))
 
     def local_copy(self, path: str) -> str:
         """A local path holding the contents of store file `path` (for engine builtins)."""
@@ -174,11 +177,6 @@ class StoreFiles:
         raise SwiftRuntimeError(f"{caller}: file '{path}' does not exist in {self.adapter.describe()}"
                                 " (load inputs with 'swiftcloud put LOCAL REMOTE --storage NAME')")
 
-    def prepare_output(self, task_path: str) -> None:
-        """Shared mode: make the directory a task writes its output `task_path` into."""
-        if self.mode == "shared":
-            _make_parent(task_path)
-
     def locations(self, path: str) -> list[str]:
         try:
             return list(self.adapter.locations(self.user_path(path)))
@@ -216,12 +214,6 @@ class StoreFiles:
         finally:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
             self.adapter.close()
-
-
-def _make_parent(path: str) -> None:
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):  # a stat is cheaper than a failing mkdir
-        os.makedirs(parent, exist_ok=True)
 
 
 def _stat_signature(path: str) -> Optional[list[int]]:

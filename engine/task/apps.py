@@ -78,6 +78,7 @@ class AppProcesses:
 def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[bytes]]) -> None:
     """Run the app, its child process kept in `running` meanwhile; return on exit 0, else
     raise LeafError describing the failure."""
+    _prepare_paths(spec)
     targets = {
         stream: _resolve(spec, target)
         for stream, target in (("stdout", spec.stdout), ("stderr", spec.stderr))
@@ -187,6 +188,31 @@ def _pump_stderr(pipe: IO[bytes]) -> list[str]:
     if partial:
         tail.append(partial[:_MAX_TAIL_LINE])
     return list(tail)
+
+
+def _prepare_paths(spec: AppSpec) -> None:
+    """Refuse a task whose path on a mounted store leads out of it through a symbolic link
+    (AppSpec.store_root), then make the directories its outputs go into. Runs before anything
+    is written or cleaned up: a failed task removes its outputs, which must not be reached
+    through a link out of the store."""
+    if spec.store_root is not None:
+        # Deferred: the storage package costs a worker's start-up 35 ms, and only tasks on a
+        # mounted store need it.
+        from storage_adapters.paths import leads_out
+
+        for path in spec.store_paths:
+            if leads_out(_resolve(spec, path), spec.store_root):
+                refused = _failure(spec, f"<'{path}' leads out of the store mounted at {spec.store_root} through "
+                                         "a symbolic link>", [])
+                refused.retriable = False  # the link stays where it is
+                raise refused
+    try:
+        for output in spec.outputs:
+            directory = os.path.dirname(os.path.abspath(_resolve(spec, output)))
+            if not os.path.isdir(directory):  # a lookup is cheaper than a failing mkdir
+                os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise _failure(spec, f"<Could not make an output's directory: {_os_reason(e)}>", []) from None
 
 
 def _resolve(spec: AppSpec, path: str) -> str:

@@ -136,6 +136,12 @@ class AppSpec:
       (the worker fetches inputs and pushes outputs around the run).
     - `inputs`: paths of the declared input files, whose sizes the worker reports
       as the task's `bytes_in` (a staged task's inputs are in its plan instead).
+    - `store_root`, `store_paths`: for a task on a mounted store, the mount and every
+      path of the task on it (file words, redirections, inputs, outputs). The worker
+      refuses the task if one leads out of the store through a symbolic link, checked just
+      before the app starts, and makes the outputs' directories: on a mount each lookup is
+      a round trip to the store's server, which the engine's one thread would otherwise
+      pay for every task in turn.
     """
 
     argv: tuple[str, ...]
@@ -150,6 +156,8 @@ class AppSpec:
     hidden_env: tuple[str, ...] = ()
     walltime: float | None = None
     inputs: tuple[str, ...] = ()
+    store_root: str | None = None
+    store_paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -70,11 +70,11 @@ def test_listing_skips_an_entry_gone_before_it_is_examined(tmp_path: Path) -> No
     store.close()
 
 
-def test_a_task_resolves_each_of_its_paths_once(tmp_path: Path) -> None:
-    """Resolving a path on a mount checks it for symbolic links, which costs a round trip to
-    the store's server for a file that does not exist yet: the engine resolves each of a
-    task's paths once, though a path is often a word of its command line and an output or an
-    input at once."""
+def test_the_engine_looks_up_none_of_a_tasks_paths_on_the_mount(tmp_path: Path) -> None:
+    """Checking a path on a mount for symbolic links costs a round trip to the store's server
+    per component (the dearest for an output not written yet): the engine makes a task's paths
+    from their text and leaves the check to the worker, so its one thread never waits on the
+    store for a task's paths."""
     (tmp_path / "swiftcloud.toml").write_text(f'[storage.here]\nbackend = "local"\npath = "{tmp_path / "store"}"\n')
     (tmp_path / "in.txt").write_text("data\n")
     (tmp_path / "copy.swift").write_text('app (file o) copy (file i) { "cp" i o }\n'
@@ -99,4 +99,32 @@ def test_a_task_resolves_each_of_its_paths_once(tmp_path: Path) -> None:
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "store" / "out" / "copy.txt").read_text() == "data\n"
-    assert json.loads((tmp_path / "calls.json").read_text()) == {"in.txt": 1, "out/copy.txt": 1}
+    assert json.loads((tmp_path / "calls.json").read_text()) == {}
+
+
+def test_a_task_whose_path_leads_out_of_the_store_is_refused_by_its_worker(tmp_path: Path) -> None:
+    """An output mapped through a link out of the store: the worker refuses the task before the
+    app runs, naming the path and the command; nothing outside is written, nor removed by the
+    failed task's clean-up."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "out.txt").write_text("theirs\n")
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "escape").symlink_to(outside)
+    (tmp_path / "swiftcloud.toml").write_text(f'[storage.here]\nbackend = "local"\npath = "{store}"\n')
+    (tmp_path / "in.txt").write_text("data\n")
+    (tmp_path / "copy.swift").write_text('app (file o) copy (file i) { "cp" i o }\n'
+                                         'file i = input_file("in.txt");\n'
+                                         'file o <"escape/out.txt"> = copy(i);\n')
+    result = subprocess.run([sys.executable, "-m", "swiftcloud", "run", "-n", "2", "--transport", "local",
+                             "--retries", "2", "--storage", "here", "--config", "swiftcloud.toml", "copy.swift"],
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"'{store}/escape/out.txt' leads out of the store mounted at {store} through a symbolic link" \
+        in result.stderr, result.stderr
+    assert "command: cp " in result.stderr and "after 3 attempts" not in result.stderr  # not retried
+    assert "Traceback" not in result.stderr
+    assert sorted(p.name for p in outside.iterdir()) == ["out.txt"]
+    assert (outside / "out.txt").read_text() == "theirs\n"
