@@ -31,11 +31,20 @@ SSH/SFTP), s3fs (shared, s3fs-fuse mount). See docs/storage.md.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from hostkit.errors import MissingDependencyError, StorageConfigError, StorageError
-from storage_adapters.base import FileInfo, StorageAdapter
-from storage_adapters.config import load_settings
 from storage_adapters.errors import StoragePathError, StorageTransferError
 from storage_adapters.registry import adapter_class, known_backends, register
+
+if TYPE_CHECKING:
+    from storage_adapters.base import FileInfo, StorageAdapter
+
+# Loaded at first use: the adapters' base class and the configuration reader cost every
+# command that opens no store (`swiftcloud run` on local paths, `--help`, a worker rank)
+# about 15 ms of start-up, which the command line would otherwise pay on its first import.
+_LAZY = {"FileInfo": "storage_adapters.base", "StorageAdapter": "storage_adapters.base"}
 
 __all__ = [
     "FileInfo",
@@ -51,8 +60,20 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    """The names of `_LAZY`, imported when first asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'storage_adapters' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 def open_storage(name: str = "local", config_path: str | None = None) -> StorageAdapter:
     """Build the adapter for `--storage name` and validate it against the real store."""
+    from storage_adapters.config import load_settings  # deferred: see _LAZY
+
     settings = load_settings(name, config_path)
     adapter = adapter_class(settings.backend).from_settings(settings)
     try:

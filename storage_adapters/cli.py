@@ -18,7 +18,6 @@ from collections.abc import Callable
 from hostkit.errors import EXIT_OK, EXIT_RUNTIME, StorageConfigError, StorageError
 from hostkit.records import ServiceRecord, known_state_dirs, remember_state_dir
 from storage_adapters import open_storage
-from storage_adapters.config import read_config, state_dir_from
 from storage_adapters.services import known_services, service_status, start_service, stop_service
 
 Handler = Callable[[argparse.Namespace], int]
@@ -67,6 +66,10 @@ def _storage_options(parser: argparse.ArgumentParser) -> None:
 
 def run_services(args: argparse.Namespace) -> int:
     """`swiftcloud services start|stop|status NAME`."""
+    # Deferred: the configuration reader costs every other command's start-up (`swiftcloud
+    # run` builds this parser too); see storage_adapters._LAZY.
+    from storage_adapters.config import read_config, state_dir_from
+
     state_dir = os.path.abspath(args.state_dir or state_dir_from(read_config(args.config)))
     if args.name is None:
         if args.action != "status":
