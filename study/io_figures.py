@@ -69,7 +69,8 @@ def pattern_figure(report: dict[str, Any], pattern: str) -> Figure:
                   "left out of the median)")
     if other_counts:
         handles.append(Line2D([], [], marker="s", linestyle="none", color="grey"))
-        labels.append(f"squares: {', '.join(map(str, sorted(other_counts)))} nodes at once")
+        counts = sorted(other_counts)
+        labels.append(f"squares: {', '.join(map(str, counts))} node{'s' if counts != [1] else ''} at once")
     axes.set_xscale("log")
     axes.set_yscale("log")
     for axis in (axes.xaxis, axes.yaxis):

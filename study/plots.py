@@ -47,11 +47,12 @@ def grouped_bars(groups: dict[str, dict[str, float]], path: str, title: str, yla
     return path
 
 
-def completion_overlay(run_dirs: list[str], labels: list[str], out_dir: str, name: str, title: str) -> list[str]:
-    """The runs' cumulative completion curves in one plot and their makespans side by side
-    (NAME_completion.png, NAME_makespan.png, NAME.json in `out_dir`)."""
-    paths = draw_overlay([load_run(run_dir) for run_dir in run_dirs], labels, out_dir, title, prefix=name)
-    return [paths["overlay_completion.png"], paths["overlay_makespan.png"]]
+def completion_overlay(run_dirs: list[str], labels: list[str], out_dir: str, name: str, title: str) -> str:
+    """The runs' cumulative completion curves in one plot (NAME_completion.png, and NAME.json,
+    in `out_dir`); the makespans are the study's own figure, with their intervals."""
+    paths = draw_overlay([load_run(run_dir) for run_dir in run_dirs], labels, out_dir, title, prefix=name,
+                         makespans=False)
+    return paths["overlay_completion.png"]
 
 
 def queueing(run_dir: str, path: str, title: str) -> str:

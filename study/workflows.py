@@ -280,8 +280,10 @@ def workflow_figures(workflow: Workflow, per_store: dict[str, dict[str, Any]], o
     if not chosen:
         return []
     note = f"median of {options.repeats} repeats"
-    figures = completion_overlay([run["run_dir"] for run in chosen.values()], list(chosen), out_dir, workflow.name,
-                                 f"{workflow.title}, {options.workers} nodes ({note}: each store's median run)")
+    figures = [completion_overlay([run["run_dir"] for run in chosen.values()], list(chosen), out_dir, workflow.name,
+                                  f"{workflow.title}, {options.workers} nodes\n(each store's median run of "
+                                  f"{options.repeats})"),
+               makespan_figure(workflow, per_store, options, out_dir)]
     for store, record in chosen.items():
         repeat = f"repeat {record['repeat']}, the {note}"
         figures.append(worker_trace(record["run_dir"], os.path.join(out_dir, f"{workflow.name}_trace_{store}.png"),
@@ -289,6 +291,24 @@ def workflow_figures(workflow: Workflow, per_store: dict[str, dict[str, Any]], o
         figures.append(queueing(record["run_dir"], os.path.join(out_dir, f"{workflow.name}_queue_{store}.png"),
                                 f"{workflow.title} on {store}: per-task queueing and execution ({repeat})"))
     return figures
+
+
+def makespan_figure(workflow: Workflow, per_store: dict[str, dict[str, Any]], options: WorkflowOptions,
+                    out_dir: str) -> str:
+    """NAME_makespan.png: each store's median makespan with its 95% interval as error bars; a
+    store whose repeats were all saturated shows the median of them all, and says so."""
+    groups, intervals = {}, {}
+    for store, record in per_store.items():
+        if not record["samples"]:
+            continue
+        label = store if record["median"] is not None else f"{store}\n(all saturated)"
+        groups[label] = {"makespan": record["median"] if record["median"] is not None
+                         else statistics.median(record["samples"])}
+        if record["ci95"]:
+            intervals[label] = {"makespan": (record["ci95"][0], record["ci95"][1])}
+    return grouped_bars(groups, os.path.join(out_dir, f"{workflow.name}_makespan.png"),
+                        f"{workflow.title}, {options.workers} nodes: makespan\n(median of {options.repeats} repeats, "
+                        "95% interval)", "makespan (s)", intervals)
 
 
 def staged_vs_shared_figure(pairs: dict[str, dict[str, Any]], options: WorkflowOptions, out_dir: str) -> str | None:

@@ -86,13 +86,15 @@ def draw_completion(run: RunData, path: str) -> str:
 
 
 def draw_overlay(runs: list[RunData], labels: list[str], out_dir: str, title: str = "",
-                 prefix: str = "overlay") -> dict[str, str]:
-    """Write PREFIX_completion.png, PREFIX_makespan.png and PREFIX.json into `out_dir` (titles
-    start with `title` when given); returns their paths by the default names."""
+                 prefix: str = "overlay", makespans: bool = True) -> dict[str, str]:
+    """Write PREFIX_completion.png, PREFIX_makespan.png (unless not `makespans`: a caller
+    with repeats draws its own, with intervals) and PREFIX.json into `out_dir` (titles start
+    with `title` when given); returns their paths by the default names."""
     overlay = overlay_data(runs, labels)
     os.makedirs(out_dir, exist_ok=True)
-    paths = {name: os.path.join(out_dir, name.replace("overlay", prefix, 1))
-             for name in ("overlay_completion.png", "overlay_makespan.png", "overlay.json")}
+    names = ("overlay_completion.png", "overlay_makespan.png", "overlay.json") if makespans else (
+        "overlay_completion.png", "overlay.json")
+    paths = {name: os.path.join(out_dir, name.replace("overlay", prefix, 1)) for name in names}
     lead = f"{title}: " if title else ""
     plt = _pyplot()
 
@@ -109,16 +111,17 @@ def draw_overlay(runs: list[RunData], labels: list[str], out_dir: str, title: st
     fig.savefig(paths["overlay_completion.png"], dpi=100)
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(overlay) + 2), 4))
-    positions = range(len(overlay))
-    ax.bar(positions, [entry["makespan_s"] for entry in overlay], color="#0072b2")
-    ax.set_xticks(list(positions), [entry["label"] for entry in overlay], rotation=30 if len(overlay) > 4 else 0)
-    ax.set_ylabel("makespan (s)")
-    ax.set_title(f"{lead}makespan")
-    ax.grid(alpha=0.3, axis="y")
-    fig.tight_layout()
-    fig.savefig(paths["overlay_makespan.png"], dpi=100)
-    plt.close(fig)
+    if makespans:
+        fig, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(overlay) + 2), 4))
+        positions = range(len(overlay))
+        ax.bar(positions, [entry["makespan_s"] for entry in overlay], color="#0072b2")
+        ax.set_xticks(list(positions), [entry["label"] for entry in overlay], rotation=30 if len(overlay) > 4 else 0)
+        ax.set_ylabel("makespan (s)")
+        ax.set_title(f"{lead}makespan")
+        ax.grid(alpha=0.3, axis="y")
+        fig.tight_layout()
+        fig.savefig(paths["overlay_makespan.png"], dpi=100)
+        plt.close(fig)
 
     with open(paths["overlay.json"], "w", encoding="utf-8") as f:
         json.dump({"runs": overlay}, f, indent=1)
