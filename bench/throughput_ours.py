@@ -73,6 +73,14 @@ file merged <"merged.txt"> = merge(sums);
 
 HELLO = 'import io;\nprintf("hello world");\n'
 
+# 32 tasks of 0.4 s: on 8 workers the ideal is 4 waves, 1.6 s.
+SLEEP32 = """\
+app (void o) nap (int i) { "sleep" "0.4" }
+foreach i in [1:32] {
+  nap(i);
+}
+"""
+
 
 @dataclass(frozen=True)
 class Timing:
@@ -86,15 +94,19 @@ class Timing:
 
 
 def run_script(text: str, workdir: Path, processes: int, transport: str,
-               args: tuple[str, ...] = (), timeout: float = 1800.0) -> Timing:
-    """Run `text` with `swiftcloud run -n processes` in `workdir`; time it."""
+               args: tuple[str, ...] = (), timeout: float = 1800.0, cluster_state: str | None = None) -> Timing:
+    """Run `text` with `swiftcloud run -n processes` in `workdir`; time it. With
+    `cluster_state`, on the emulated cluster that is up there (`run --cluster`, MPI)."""
     workdir.mkdir(parents=True, exist_ok=True)
     script = workdir / "bench.swift"
     script.write_text(text)
     run_dir = workdir / f"run-{time.monotonic_ns()}"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFT_TMP": str(workdir)}
-    command = swiftcloud_command("run", "-n", str(processes), "--transport", transport, "--run-dir", str(run_dir),
-                                 script.name, *args)
+    where = ("--transport", transport)
+    if cluster_state is not None:
+        env["SWIFTCLOUD_STATE_DIR"] = cluster_state
+        where = ("--cluster",)
+    command = swiftcloud_command("run", "-n", str(processes), *where, "--run-dir", str(run_dir), script.name, *args)
     started = time.perf_counter()
     result = subprocess.run(command, cwd=workdir, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, timeout=timeout,
