@@ -25,9 +25,9 @@ on the nodes, then
 and the study's claims are checked against what was measured. Writes study.json, the
 figures, claims.md and index.html into the results directory.
 
-  swiftcloud study                          # the small default (53 minutes on 2 cores; the goal is 50)
+  swiftcloud study                          # the small default (45-50 minutes on 2 cores)
   swiftcloud study --parts io --stores s3,mosastore
-  swiftcloud study --quick                  # every part at tiny sizes (about 12 minutes)
+  swiftcloud study --quick                  # every part at tiny sizes (about 7 minutes)
   swiftcloud study --full                   # the study's sizes: hours
   swiftcloud study --compare study-results/001 study-results/002
                                             # two runs' verdicts side by side (markdown)
@@ -50,7 +50,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                       help="the study's sizes (files up to 1000 MB, EnergyPlus annual at 420 tasks, 8,760 hourly"
                            " LMP tasks up to 16 nodes) instead of the small default")
     size.add_argument("--quick", dest="size", action="store_const", const="quick",
-                      help="every part at tiny sizes, about 12 minutes (checks the set-up, not the claims)")
+                      help="every part at tiny sizes, about 7 minutes (checks the set-up, not the claims)")
     parser.add_argument("--out", metavar="DIR",
                         help="results directory (default: the next study-results/NNN)")
     parser.add_argument("--compare", nargs=2, metavar="RESULTS",
