@@ -302,10 +302,8 @@ def makespan_figure(workflow: Workflow, per_store: dict[str, dict[str, Any]], op
         if not record["samples"]:
             continue
         label = store if record["median"] is not None else f"{store}\n(all saturated)"
-        groups[label] = {"makespan": record["median"] if record["median"] is not None
-                         else statistics.median(record["samples"])}
-        if record["ci95"]:
-            intervals[label] = {"makespan": (record["ci95"][0], record["ci95"][1])}
+        groups[label] = {"makespan": _drawn(record)}
+        intervals[label] = _intervals({"makespan": record})
     return grouped_bars(groups, os.path.join(out_dir, f"{workflow.name}_makespan.png"),
                         f"{workflow.title}, {options.workers} nodes: makespan\n(median of {options.repeats} repeats, "
                         "95% interval)", "makespan (s)", intervals)
@@ -322,10 +320,19 @@ def staged_vs_shared_figure(pairs: dict[str, dict[str, Any]], options: WorkflowO
         label = store if pair["shared_store"] == store else f"{store} / {pair['shared_store']}"
         if any(pair[mode]["median"] is None for mode in ("staged", "shared")):
             label += "\n(all saturated)"
-        groups[label] = {mode: pair[mode]["median"] if pair[mode]["median"] is not None
-                         else statistics.median(pair[mode]["samples"]) for mode in ("staged", "shared")}
-        intervals[label] = {mode: (pair[mode]["ci95"][0], pair[mode]["ci95"][1])
-                            for mode in ("staged", "shared") if pair[mode]["ci95"]}
+        groups[label] = {mode: _drawn(pair[mode]) for mode in ("staged", "shared")}
+        intervals[label] = _intervals({mode: pair[mode] for mode in ("staged", "shared")})
     return grouped_bars(groups, os.path.join(out_dir, "staged_vs_shared.png"),
                         f"BLAST: staged vs shared execution (median of {options.repeats} repeats, 95% interval)",
                         "makespan (s)", intervals)
+
+
+def _drawn(measure: dict[str, Any]) -> float:
+    """The height a measure's bar is drawn at: its median, or the median of every repeat when
+    all were saturated (it has no median then; the figure's label says so)."""
+    return measure["median"] if measure["median"] is not None else statistics.median(measure["samples"])
+
+
+def _intervals(measures: dict[str, dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """The 95% intervals of the series that have one, for grouped_bars' error bars."""
+    return {name: (measure["ci95"][0], measure["ci95"][1]) for name, measure in measures.items() if measure["ci95"]}

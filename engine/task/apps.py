@@ -196,16 +196,14 @@ def _prepare_paths(spec: AppSpec) -> None:
     is written or cleaned up: a failed task removes its outputs, which must not be reached
     through a link out of the store."""
     if spec.store_root is not None:
-        # Deferred: the storage package costs a worker's start-up 35 ms, and only tasks on a
-        # mounted store need it.
+        # Deferred: the storage package costs a worker's start-up about 10 ms, and only tasks
+        # on a mounted store need it.
         from storage_adapters.paths import leads_out
 
         for path in spec.store_paths:
             if leads_out(_resolve(spec, path), spec.store_root):
-                refused = _failure(spec, f"<'{path}' leads out of the store mounted at {spec.store_root} through "
-                                         "a symbolic link>", [])
-                refused.retriable = False  # the link stays where it is
-                raise refused
+                raise _failure(spec, f"<'{path}' leads out of the store mounted at {spec.store_root} through a "
+                                     "symbolic link>", [], retriable=False)  # the link stays where it is
     try:
         for output in spec.outputs:
             directory = os.path.dirname(os.path.abspath(_resolve(spec, output)))
@@ -235,11 +233,11 @@ def _exit_reason(returncode: int) -> str:
     return f"<Child exited with code: {returncode}>"
 
 
-def _failure(spec: AppSpec, reason: str, tail: list[str]) -> LeafError:
+def _failure(spec: AppSpec, reason: str, tail: list[str], retriable: bool = True) -> LeafError:
     message = f"{reason}\ncommand: {shlex.join(spec.argv)}"
     if tail:
         message += "\nstderr (last lines):\n" + "\n".join(tail)
-    return LeafError(message, retriable=True)
+    return LeafError(message, retriable=retriable)
 
 
 def _remove_quietly(path: str) -> None:
