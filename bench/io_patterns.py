@@ -8,16 +8,21 @@ is the same copies between two local-disk directories, measured in the same
 run. Throughput is the bytes all K tasks moved divided by the wall time from
 the moment they start together until the last one ends (read-after-write
 counts both directions); each figure is the median of --repeat runs. The
-page cache is not dropped, as on a real node.
+page cache is not dropped, as on a real node. Beside the MB/s, each backend
+gets the client's CPU seconds per GB moved (the tasks' processes plus the
+store's FUSE client or s3fs: what a node pays to move data) and an
+mdtest-like create rate (--creates empty files, created and closed by the K
+tasks). `--fio MB` also runs fio's sequential 1 MiB and 4 KiB writes and reads
+on local disk and on every mount.
 
 Servers (MinIO, sshd, the s3fs mount, MosaStore with 4 benefactors, a
-chirp_server and HDFS (a NameNode, one DataNode) with our FUSE mounts) are
-started on 127.0.0.1 in a temporary state directory and stopped at the end;
-the time each service took to start is printed and saved. `hdfs` and
-`hdfs-shared` are HDFS staged with the native client and through the mount.
-`chirp` stages with our protocol
-client, `chirp-shared` goes through the mount, and `chirp-tools` moves the
-same files with Chirp's own `chirp_put` / `chirp_get` (one process per
+chirp_server and HDFS (a NameNode and three DataNodes, each block on all
+three, as Hadoop deploys it by default) with our FUSE mounts) are started on
+127.0.0.1 in a temporary state directory and stopped at the end; the time
+each service took to start is printed and saved. `hdfs` and `hdfs-shared`
+are HDFS staged with the native client and through the mount. `chirp` stages
+with our protocol client, `chirp-shared` goes through the mount, and
+`chirp-tools` moves the same files with Chirp's own `chirp_put` / `chirp_get` (one process per
 file), to show which staging client is faster. Prints a table and writes
 io_patterns.json plus read.png, write.png and read_after_write.png to --out.
 
@@ -38,6 +43,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -52,6 +58,7 @@ from storage_adapters.services import start_service, stop_service  # noqa: E402
 register_mosastore()
 
 MB = 1024 * 1024
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PATTERNS = ("read", "write", "read_after_write")
 REFERENCE = "local disk"
 BACKEND_SERVICES = {
@@ -59,6 +66,8 @@ BACKEND_SERVICES = {
     "chirp": ["chirp"], "chirp-shared": ["chirp"], "chirp-tools": ["chirp"],
     "hdfs": ["hdfs"], "hdfs-shared": ["hdfs"],
 }
+# HDFS as Hadoop deploys it by default: three DataNodes, each block on all three.
+SERVICE_OPTIONS: dict[str, dict[str, int]] = {"hdfs": {"datanodes": 3}}
 # The storage study's comparison: the aggregated node-local store against the remote object store;
 # and our Chirp protocol client against Chirp's own tools.
 COMPARISONS = (("mosastore", REFERENCE), ("mosastore", "s3fs"), ("chirp", "chirp-tools"))
@@ -104,6 +113,9 @@ def _open_in_worker(backend: str, config: str) -> None:
 def _task(job: tuple[str, str, str, str]) -> None:
     """One task of one pattern: `source`/`target` are local paths or logical store paths."""
     pattern, local_in, remote, local_out = job
+    if pattern == "create":
+        _create(local_in, remote, int(local_out))
+        return
     if _adapter is None:
         if pattern in ("write", "read_after_write"):
             shutil.copyfile(local_in, remote)
@@ -116,20 +128,82 @@ def _task(job: tuple[str, str, str, str]) -> None:
         _adapter.get_file(remote, local_out)
 
 
-def measure(backend: str, sizes: list[int], tasks: int, repeat: int, work: str) -> dict[str, dict[int, float]]:
-    """MB/s per pattern and size for one backend (or the reference): the median of `repeat` runs."""
+def _create(empty: str, directory: str, count: int) -> None:
+    """mdtest's create phase: `count` empty files made in `directory` (create, close; through
+    the mount for a shared store, one empty put per file for a staged one)."""
+    mounted = _adapter is None or _adapter.mount_path is not None
+    if mounted:
+        target = directory if _adapter is None else _adapter.local_path(directory)
+        os.makedirs(target, exist_ok=True)
+        for index in range(count):
+            os.close(os.open(os.path.join(target, f"f{index}"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
+    else:
+        assert _adapter is not None
+        for index in range(count):
+            _adapter.put_file(empty, f"{directory}/f{index}")
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU seconds of the processes `pids` (gone ones count nothing)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return total
+
+
+def client_pids(mount_point: str | None) -> list[int]:
+    """The processes serving `mount_point` (our FUSE clients, s3fs): those naming it on their
+    command line, this process and its children excepted."""
+    if not mount_point:
+        return []
+    own = {os.getpid(), *(child.pid for child in multiprocessing.active_children())}
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in own:
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    arguments = handle.read().split(b"\x00")
+            except OSError:
+                continue
+            if mount_point.encode() in arguments:
+                found.append(int(entry))
+    return found
+
+
+@dataclass
+class Measured:
+    """One backend's figures: per pattern and size, MB/s and client CPU seconds per GB; creates/s."""
+
+    mb_per_s: dict[str, dict[int, float]]
+    cpu_s_per_gb: dict[str, dict[int, float]]
+    creates_per_s: float
+
+
+def measure(backend: str, sizes: list[int], tasks: int, repeat: int, work: str, creates: int) -> Measured:
+    """For one backend (or the reference), the median of `repeat` runs of: MB/s per pattern and
+    size, the client's CPU seconds per GB moved (the tasks' processes plus the store's FUSE
+    client, if it has one), and empty-file creates per second."""
     results: dict[str, dict[int, float]] = {pattern: {} for pattern in PATTERNS}
+    cpu: dict[str, dict[int, float]] = {pattern: {} for pattern in PATTERNS}
     context = multiprocessing.get_context("spawn")
     config = os.path.join(work, "swiftcloud.toml")
+    adapter = None if backend == REFERENCE else _store_for(backend, config)
     with context.Pool(tasks, initializer=_open_in_worker, initargs=(backend, config)) as pool:
         pool.map(time.sleep, [0.0] * tasks)  # all workers started and their stores opened
+        clients = [child.pid for child in multiprocessing.active_children()] + client_pids(
+            getattr(adapter, "mount_point", None))
+        store_dir = os.path.join(work, "reference-store") if backend == REFERENCE else ""
+        if store_dir:
+            os.makedirs(store_dir, exist_ok=True)
         for size in sizes:
             sources = [os.path.join(work, "sources", f"{size}MB-{index}") for index in range(tasks)]
-            store_dir = os.path.join(work, "reference-store") if backend == REFERENCE else ""
             out_dir = os.path.join(work, "out", backend.replace(" ", "-"))
             os.makedirs(out_dir, exist_ok=True)
-            if store_dir:
-                os.makedirs(store_dir, exist_ok=True)
 
             def remote(pattern: str, index: int) -> str:
                 name = f"{pattern}-{size}MB-{index}"
@@ -141,14 +215,78 @@ def measure(backend: str, sizes: list[int], tasks: int, repeat: int, work: str) 
                 jobs = [(pattern, sources[i], remote(pattern, i), os.path.join(out_dir, f"{pattern}-{i}"))
                         for i in range(tasks)]
                 moved = tasks * size * (2 if pattern == "read_after_write" else 1)
-                rates = []
+                rates, seconds_per_gb = [], []
                 for _ in range(repeat):
+                    cpu_before = _cpu_seconds(clients)
                     start = time.perf_counter()
                     pool.map(_task, jobs, chunksize=1)
                     rates.append(moved / (time.perf_counter() - start))
+                    seconds_per_gb.append((_cpu_seconds(clients) - cpu_before) / (moved / 1024))
                 results[pattern][size] = statistics.median(rates)
+                cpu[pattern][size] = statistics.median(seconds_per_gb)
             shutil.rmtree(out_dir)
+        create_rates = []
+        empty = os.path.join(work, "sources", "empty")
+        open(empty, "wb").close()
+        for run in range(repeat):
+            base = os.path.join(store_dir, f"creates-{run}") if store_dir else f"bench-{backend}/creates-{run}"
+            start = time.perf_counter()
+            pool.map(_task, [("create", empty, f"{base}/task{i}", str(creates // tasks)) for i in range(tasks)],
+                     chunksize=1)
+            create_rates.append(tasks * (creates // tasks) / (time.perf_counter() - start))
+    if adapter is not None:
+        adapter.close()
+    return Measured(results, cpu, statistics.median(create_rates))
+
+
+def _store_for(backend: str, config: str) -> StorageAdapter | None:
+    """The backend's store as opened here, to find its mount (chirp-tools has none)."""
+    return None if backend == "chirp-tools" else open_storage(backend, config)
+
+
+FIO_JOBS = (("write", "1M"), ("write", "4k"), ("read", "1M"), ("read", "4k"))
+
+
+def run_fio(directory: str, tasks: int, megabytes: int) -> dict[str, float]:
+    """fio's sequential writes and reads in `directory`: `tasks` jobs of `megabytes` each,
+    writes ending with fsync, reads after the page cache was dropped for the files
+    (fio's `invalidate`); aggregate MB/s per job kind, e.g. "write 4k"."""
+    results = {}
+    for pattern, block in FIO_JOBS:
+        argv = ["fio", f"--name=seq-{pattern}-{block}", f"--directory={directory}", f"--rw={pattern}",
+                f"--bs={block}", f"--size={megabytes}M", f"--numjobs={tasks}", "--group_reporting",
+                "--end_fsync=1", "--invalidate=1", "--ioengine=psync", "--output-format=json"]
+        completed = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=True)
+        report = json.loads(completed.stdout[completed.stdout.index("{"):])
+        results[f"{pattern} {block}"] = report["jobs"][0][pattern]["bw_bytes"] / MB
+    for name in os.listdir(directory):
+        if name.startswith("seq-"):
+            os.unlink(os.path.join(directory, name))
     return results
+
+
+def fio_directory(backend: str, config: str, work: str) -> str | None:
+    """Where fio runs for a backend: a directory under its mount (None for staged stores)."""
+    if backend == REFERENCE:
+        directory = os.path.join(work, "fio")
+    else:
+        adapter = _store_for(backend, config)
+        if adapter is None or adapter.mount_path is None:
+            return None
+        directory = adapter.local_path(f"bench-{backend}/fio")
+    os.makedirs(directory, exist_ok=True)
+    return directory
+
+
+def print_fio(results: dict[str, dict[str, float]]) -> None:
+    kinds = [f"{pattern} {block}" for pattern, block in FIO_JOBS]
+    print(f"\n{'fio':<12}" + "".join(f"{kind:>12}" for kind in kinds))
+    reference = results.get(REFERENCE)
+    for backend, rates in results.items():
+        print(f"{backend:<12}" + "".join(
+            f"{rates[kind]:>7.0f} MB/s" if backend == REFERENCE or reference is None
+            else f"{rates[kind]:>6.0f} {rates[kind] / reference[kind]:4.2f}x" for kind in kinds))
+    print("(sequential, --tasks jobs, psync; writes end with fsync; ratios to local disk)")
 
 
 def make_sources(work: str, sizes: list[int], tasks: int) -> None:
@@ -173,7 +311,7 @@ def services_for(backends: list[str], state_dir: str) -> Iterator[dict[str, floa
             for service in BACKEND_SERVICES[backend]:
                 if service not in started:
                     begin = time.perf_counter()
-                    start_service(service, state_dir)
+                    start_service(service, state_dir, **SERVICE_OPTIONS.get(service, {}))
                     start_seconds[service] = time.perf_counter() - begin
                     started.append(service)
         yield start_seconds
@@ -232,16 +370,32 @@ def print_table(results: dict[str, dict[str, dict[int, float]]], sizes: list[int
                 for pattern in PATTERNS for size in sizes))
 
 
+def print_costs(cpu: dict[str, dict[str, dict[int, float]]], creates: dict[str, float], size: int,
+                tasks: int, files: int) -> None:
+    """The client's CPU per GB moved at the largest size, and the create rate, per backend."""
+    print(f"\n{'backend':<12}" + "".join(f"{pattern:>18}" for pattern in PATTERNS) + f"{'creates/s':>11}")
+    for backend, by_pattern in cpu.items():
+        print(f"{backend:<12}" + "".join(f"{by_pattern[pattern][size]:>18.2f}" for pattern in PATTERNS)
+              + f"{creates[backend]:>11.0f}")
+    print(f"(client CPU seconds per GB moved at {size} MB: the tasks' processes plus the store's FUSE "
+          f"client; creates/s: {files} empty files made by {tasks} tasks)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1,10,100", help="file sizes in MB, comma separated (default 1,10,100)")
     parser.add_argument("--large", action="store_true", help="also measure 500 MB files")
     parser.add_argument("--tasks", type=int, default=4, help="concurrent tasks K (default 4)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is kept (default 3)")
+    parser.add_argument("--creates", type=int, default=1000,
+                        help="empty files made per create measurement, split over the tasks (default 1000)")
     parser.add_argument("--backends", default="local,s3,scp,s3fs,mosastore,chirp,chirp-shared,hdfs,hdfs-shared",
                         help=f"backends to measure, of {', '.join(BACKEND_SERVICES)}")
+    parser.add_argument("--fio", type=int, metavar="MB", default=0,
+                        help="also run fio on local disk and every mount, MB per job (default: no fio)")
     parser.add_argument("--out", default="io_patterns", help="directory for the JSON results and plots")
-    parser.add_argument("--work", default=None, help="local-disk directory for sources and copies (default: a temp dir)")
+    parser.add_argument("--work", default=None,
+                        help="local-disk directory for sources and copies (default: a temp dir)")
     args = parser.parse_args(argv)
     sizes = sorted({int(size) for size in args.sizes.split(",")} | ({500} if args.large else set()))
     backends = [backend.strip() for backend in args.backends.split(",") if backend.strip()]
@@ -259,14 +413,29 @@ def main(argv: list[str] | None = None) -> int:
     try:
         make_sources(work, sizes, args.tasks)
         results: dict[str, dict[str, dict[int, float]]] = {}
+        cpu: dict[str, dict[str, dict[int, float]]] = {}
+        creates: dict[str, float] = {}
         with services_for(backends, state_dir) as start_seconds:
-            print("service start: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in start_seconds.items()))
+            print("service start: " + ", ".join(f"{name} {seconds:.1f} s"
+                                                for name, seconds in start_seconds.items()))
             for backend in [REFERENCE, *backends]:
                 print(f"measuring {backend} ...", flush=True)
-                results[backend] = measure(backend, sizes, args.tasks, args.repeat, work)
+                measured = measure(backend, sizes, args.tasks, args.repeat, work, args.creates)
+                results[backend], cpu[backend] = measured.mb_per_s, measured.cpu_s_per_gb
+                creates[backend] = measured.creates_per_s
+            fio: dict[str, dict[str, float]] = {}
+            for backend in [REFERENCE, *backends] if args.fio else []:
+                directory = fio_directory(backend, os.path.join(work, "swiftcloud.toml"), work)
+                if directory is not None:
+                    print(f"fio on {backend} ...", flush=True)
+                    fio[backend] = run_fio(directory, args.tasks, args.fio)
         print_table(results, sizes)
+        print_costs(cpu, creates, sizes[-1], args.tasks, args.creates)
+        if fio:
+            print_fio(fio)
         with open(os.path.join(args.out, "io_patterns.json"), "w") as handle:
-            json.dump({"tasks": args.tasks, "sizes_mb": sizes, "mb_per_s": results,
+            json.dump({"tasks": args.tasks, "sizes_mb": sizes, "mb_per_s": results, "client_cpu_s_per_gb": cpu,
+                       "creates_per_s": creates, "creates": args.creates, "fio_mb_per_s": fio,
                        "service_start_seconds": start_seconds}, handle, indent=2)
         for path in plot(results, sizes, args.tasks, args.out):
             print(f"wrote {path}")
