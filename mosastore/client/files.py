@@ -96,7 +96,7 @@ class PendingFile(Edits):
         self.chunk_size = chunk_size
         self.xattrs = dict(xattrs)
         self.committed = committed  # the inode exists at the manager (an in-place rewrite)
-        self.unlinked = self.aborted = False
+        self.discarded = False  # never to be published (see fuse.frontend.Pending)
         self.edits, self.published = 1, 0  # a new file is a change (see Edits)
         self.opens = 0
         self.size = 0
@@ -226,7 +226,7 @@ class PendingFile(Edits):
     async def commit(self) -> dict[str, Any] | None:
         """Upload what is missing and publish the file; returns its attributes (None if nothing to do)."""
         async with self._lock:
-            if self.aborted or self.unlinked or not self.changed:
+            if self.discarded or not self.changed:
                 return None
             await self._drain()
             count = -(-self.size // self.chunk_size)
@@ -261,7 +261,7 @@ class PendingFile(Edits):
     async def discard(self) -> None:
         """Abandon the write: nothing more is published; uploaded chunks are collected."""
         async with self._lock:
-            self.aborted = True
+            self.discarded = True
             await self._drain()
             leftovers = [c for c in self._uploaded.values() if c[0] not in self._committed_keys] + self._superseded
             self._uploaded, self._superseded = {}, []

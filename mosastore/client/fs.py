@@ -7,24 +7,23 @@ becomes a `PendingFile`, visible on this mount only (the `_overlay` maps its
 name) until it is committed at close. Close-to-open consistency follows:
 `open` always asks the manager for the current version, and the kernel page
 cache is kept across opens only while the version is unchanged (content
-under one version never changes). A close by a process that was killed
-discards the file instead of publishing it (see `callers`).
+under one version never changes). Open files, publication at close and the
+discarding of a killed writer's file are the shared FUSE front end's
+(`storage_adapters.fuse.frontend`); this module supplies MosaStore's side.
 """
 
 from __future__ import annotations
 
 import errno
-import logging
-import os
 import stat
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import pyfuse3
 import trio
 
-from storage_adapters.fuse.callers import caller_node, killed_by_signal, thread_group
+from storage_adapters.fuse.callers import caller_node, thread_group
+from storage_adapters.fuse.frontend import FrontEnd, Handle
 from storage_adapters.fuse.handlers import decode_name, translated
 from mosastore.client.cache import ChunkCache
 from mosastore.client.common import entry
@@ -35,20 +34,9 @@ from mosastore.client.xattrs import XattrOperations
 from mosastore.metadata import RENAME_EXCHANGE, RENAME_NOREPLACE
 from mosastore.placement import Plan
 
-log = logging.getLogger("mosastore.client")
 
 
-@dataclass
-class Handle:
-    """One open file: a pending file (being written, or read before commit) or a chunk reader."""
-
-    pending: PendingFile | None
-    reader: ChunkReader | None
-    tgid: int
-    writable: bool
-
-
-class MosaFS(XattrOperations, pyfuse3.Operations):
+class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
     """pyfuse3 operations over one MosaStore namespace."""
 
     def __init__(self, client: StoreClient, node: str, spool_dir: str, chunk_size: int,
@@ -69,31 +57,11 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         self._cache_bytes = cache_bytes
         self._readahead = readahead
         self._links = links or LinkEmulator(0)
-        self._pending: dict[int, PendingFile] = {}
-        # Inodes whose new version is being filled with their current bytes: a second open
-        # for writing waits for it rather than starting another (see `_open_for_write`).
-        self._opening: dict[int, trio.Lock] = {}
-        self._overlay: dict[tuple[int, str], int] = {}
-        self._handles: dict[int, Handle] = {}
-        self._next_handle = 1
         self._versions: dict[int, int] = {}  # inode -> version the kernel may hold pages of
 
-    async def run(self) -> None:
-        """Serve requests until unmounted (or SIGTERM/SIGINT)."""
-        async with trio.open_nursery() as nursery:
-            cache = ChunkCache(self.client, self._cache_bytes, nursery, self._links)
-            self.context = Context(self.client, cache, nursery, self._links, self._spool_dir, self._readahead)
-            nursery.start_soon(self._stop_on_signal)
-            await pyfuse3.main()
-            nursery.cancel_scope.cancel()
-
-    async def _stop_on_signal(self) -> None:
-        import signal
-
-        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            async for _ in signals:
-                pyfuse3.terminate()
-                return
+    async def _start(self, nursery: trio.Nursery) -> None:
+        cache = ChunkCache(self.client, self._cache_bytes, nursery, self._links)
+        self.context = Context(self.client, cache, nursery, self._links, self._spool_dir, self._readahead)
 
     def _entry(self, attrs: dict[str, Any]) -> pyfuse3.EntryAttributes:
         # A file still being written may be discarded: the kernel must not cache its name.
@@ -104,20 +72,6 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         """Attributes as this mount sees them: a file being rewritten here shows its local state."""
         pending = self._pending.get(attrs["ino"])
         return pending.entry_attrs() if pending is not None else attrs
-
-    def _handle(self, fh: int) -> Handle:
-        handle = self._handles.get(fh)
-        if handle is None:
-            raise pyfuse3.FUSEError(errno.EBADF)
-        return handle
-
-    def _add_handle(self, handle: Handle) -> int:
-        fh = self._next_handle
-        self._next_handle += 1
-        self._handles[fh] = handle
-        if handle.pending is not None:
-            handle.pending.opens += 1
-        return fh
 
     # ----- names and attributes -----
 
@@ -152,14 +106,7 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         pending = self._pending.get(inode)
         if fields.update_size:
             if pending is None:
-                # Truncating a closed file: rewrite it as a new version at once.
-                node = caller_node(thread_group(ctx.pid), self.node)
-                temporary = await self._open_for_write(inode, node, truncate=attr.st_size == 0)
-                temporary.truncate(attr.st_size)
-                try:
-                    await self._commit(temporary)
-                finally:
-                    self._drop_if_unused(temporary)
+                await self._truncate_published(inode, thread_group(ctx.pid), attr.st_size)
             else:
                 pending.truncate(attr.st_size)
         if changes:
@@ -266,14 +213,6 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         if stat.S_ISDIR(reply["attrs"]["mode"]):
             raise pyfuse3.FUSEError(errno.EISDIR)
 
-    def _forget_pending(self, ino: int | None) -> None:
-        """The name of a file being written here was removed: it will never be published."""
-        pending = self._pending.get(ino) if ino is not None else None
-        if pending is not None:
-            pending.unlinked = True
-            if self._overlay.get((pending.parent, pending.name)) == ino:
-                del self._overlay[(pending.parent, pending.name)]
-
     # ----- files -----
 
     @translated
@@ -292,46 +231,24 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         fh = self._add_handle(Handle(pending, None, tgid, writable=True))
         return pyfuse3.FileInfo(fh=fh), self._entry(pending.entry_attrs())
 
-    @translated
-    async def open(self, inode: int, flags: int, ctx: pyfuse3.RequestContext) -> pyfuse3.FileInfo:
-        tgid = thread_group(ctx.pid)
-        node = caller_node(tgid, self.node)
-        writable = flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR)
-        if writable:
-            pending = await self._open_for_write(inode, node, truncate=bool(flags & os.O_TRUNC))
-            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=True)))
-        pending = self._pending.get(inode)
-        if pending is not None:
-            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=False)))
+    def _name_of(self, pending: PendingFile) -> tuple[int, str]:
+        return pending.parent, pending.name
+
+    async def _open_reader(self, inode: int, tgid: int) -> tuple[ChunkReader, pyfuse3.FileInfo]:
         opened = (await self.context.call("open", ino=inode))[0]["file"]
         keep = self._versions.get(inode) == opened["version"] and not self._links.enabled
         self._versions[inode] = opened["version"]
-        reader = ChunkReader(self.context, opened, node)
-        fh = self._add_handle(Handle(None, reader, tgid, writable=False))
-        return pyfuse3.FileInfo(fh=fh, keep_cache=keep, direct_io=self._links.enabled)
+        reader = ChunkReader(self.context, opened, caller_node(tgid, self.node))
+        return reader, pyfuse3.FileInfo(keep_cache=keep, direct_io=self._links.enabled)
 
-    async def _open_for_write(self, inode: int, node: str, truncate: bool) -> PendingFile:
-        """The file being written here (emptied if `truncate`), or a new version of the
-        committed file, holding its current bytes unless truncated.
+    async def _read(self, reader: ChunkReader, offset: int, size: int) -> bytes:
+        return await reader.read(offset, size)
 
-        A new version is registered only once it holds those bytes: a handler that found it
-        half filled could read it, or release it and close its spool while it is still being
-        filled (the spool's descriptor number then went to a socket: EBADF, ESPIPE)."""
-        lock = self._opening.setdefault(inode, trio.Lock())
-        try:
-            async with lock:
-                pending = self._pending.get(inode)
-                if pending is None:
-                    pending = await self._new_version(inode, node, truncate)
-                    self._pending[inode] = pending
-                elif truncate:
-                    pending.truncate(0)
-                return pending
-        finally:
-            if not lock.locked():
-                self._opening.pop(inode, None)
+    async def _write(self, pending: PendingFile, offset: int, data: bytes) -> int:
+        return await pending.write(offset, data)
 
-    async def _new_version(self, inode: int, node: str, truncate: bool) -> PendingFile:
+    async def _new_version(self, inode: int, tgid: int, truncate: bool) -> PendingFile:
+        node = caller_node(tgid, self.node)
         opened = (await self.context.call("open", ino=inode))[0]["file"]
         plan = (await self.context.call("plan", start=inode, writer=node))[0]["plan"]
         attrs = {key: opened[key] for key in ("mode", "uid", "gid", "mtime_ns")}
@@ -350,77 +267,12 @@ class MosaFS(XattrOperations, pyfuse3.Operations):
         pending.changed = False
         return pending
 
-    @translated
-    async def read(self, fh: int, off: int, size: int) -> bytes:
-        handle = self._handle(fh)
-        if handle.pending is not None:
-            return handle.pending.read(off, size)
-        assert handle.reader is not None
-        return await handle.reader.read(off, size)
-
-    @translated
-    async def write(self, fh: int, off: int, buf: bytes) -> int:
-        handle = self._handle(fh)
-        if not handle.writable or handle.pending is None:
-            raise pyfuse3.FUSEError(errno.EBADF)
-        return await handle.pending.write(off, buf)
-
-    @translated
-    async def flush(self, fh: int) -> None:
-        handle = self._handle(fh)
-        pending = handle.pending
-        if pending is None or not handle.writable or pending.aborted:
-            return
-        if killed_by_signal(handle.tgid):
-            log.warning("writer %d of inode %d was killed: its file is discarded", handle.tgid, pending.ino)
-            self._forget_pending(pending.ino)
-            await pending.discard()
-            return
-        await self._commit(pending)
-
-    @translated
-    async def fsync(self, fh: int, datasync: bool) -> None:
-        handle = self._handle(fh)
-        if handle.pending is not None and handle.writable:
-            await self._commit(handle.pending)
-
-    async def _commit(self, pending: PendingFile) -> None:
+    async def _publish(self, pending: PendingFile) -> None:
         attrs = await pending.commit()
         if attrs is None:
             return
-        if self._overlay.get((pending.parent, pending.name)) == pending.ino:
-            del self._overlay[(pending.parent, pending.name)]
+        self._unlist(pending)
         self._versions[pending.ino] = attrs["version"]
 
-    @translated
-    async def release(self, fh: int) -> None:
-        handle = self._handles.pop(fh, None)
-        pending = handle.pending if handle is not None else None
-        if pending is None:
-            return
-        pending.opens -= 1
-        if pending.opens > 0:
-            return
-        try:
-            if pending.unlinked and not pending.aborted:
-                await pending.discard()
-            elif pending.changed and not pending.aborted:
-                await self._commit(pending)
-        except OSError as error:
-            log.error("inode %d could not be committed at release: %s", pending.ino, error)
-        finally:
-            self._drop_if_unused(pending)
-
-    def _drop_if_unused(self, pending: PendingFile) -> None:
-        """Forget a file no handle holds. One that an open() took up again while a commit
-        was awaited stays, spool and all, for that handle (closing the spool under it would
-        hand its descriptor number to the next file or socket opened here)."""
-        if pending.opens == 0:
-            pending.close()
-            if self._pending.get(pending.ino) is pending:
-                del self._pending[pending.ino]
-            if self._overlay.get((pending.parent, pending.name)) == pending.ino:
-                del self._overlay[(pending.parent, pending.name)]
-
-    async def access(self, inode: int, mode: int, ctx: pyfuse3.RequestContext) -> bool:
-        return True  # the kernel checks permissions itself (default_permissions)
+    async def _abandon(self, pending: PendingFile) -> None:
+        await pending.discard()

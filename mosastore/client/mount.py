@@ -3,8 +3,8 @@
 Checks the manager (reachable, secret accepted) before mounting, so a bad
 address or secret is one clear line and exit status 2 instead of a mount
 that fails later. The kernel's read-ahead for the mount is raised to four
-chunks (best effort; it needs root), so large reads reach the client as
-1 MiB requests that map onto whole chunks. Unmount with `fusermount3 -u
+chunks (see `fuse.frontend.serve_mounted`), so large reads reach the client
+as 1 MiB requests that map onto whole chunks. Unmount with `fusermount3 -u
 MOUNTPOINT` or SIGTERM; either way the process ends and the mount is gone.
 
     python -m mosastore mount --mount /mnt/mosa --manager head:7000 \\
@@ -20,41 +20,16 @@ import socket
 import sys
 import tempfile
 
-import pyfuse3
-import trio
-
 from mosastore.auth import AuthenticationError, check_secret, read_secret_file
 from mosastore.client.fs import MosaFS
 from mosastore.client.netem import LinkEmulator
 from mosastore.client.store import StoreClient
 from mosastore.daemon import setup_logging
 from mosastore.rpc import Unreachable
+from storage_adapters.fuse.frontend import serve_mounted
 
 log = logging.getLogger("mosastore.client")
 FSTYPE = "fuse.mosastore"
-
-
-def mount_device(mountpoint: str) -> str | None:
-    """`major:minor` of the file system mounted at `mountpoint` (a resolved path), from
-    /proc/self/mountinfo: a stat() of our own mount would wait for the request loop,
-    which is not running yet."""
-    device = None
-    with open("/proc/self/mountinfo") as table:
-        for line in table:
-            fields = line.split()
-            if fields[4] == mountpoint:
-                device = fields[2]
-    return device
-
-
-def raise_readahead(mountpoint: str, size_kb: int) -> None:
-    """Set the mount's read-ahead window (root only; ignored when not allowed)."""
-    path = f"/sys/class/bdi/{mount_device(mountpoint)}/read_ahead_kb"
-    try:
-        with open(path, "w") as knob:
-            knob.write(str(size_kb))
-    except OSError as error:
-        log.info("kept the default read-ahead (%s: %s)", path, error.strerror)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,24 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(args.spool_dir, exist_ok=True)
     fs = MosaFS(client, args.node, args.spool_dir, hello["chunk_size"], args.timeout, args.cache_mb * 1024 * 1024,
                 args.readahead, LinkEmulator(args.emulate_link_mbps), args.only_client)
-    options = set(pyfuse3.default_options) | {"fsname=mosastore", "subtype=mosastore"}
-    if args.allow_other:
-        options.add("allow_other")
-    mountpoint = os.path.realpath(args.mount)
-    pyfuse3.init(fs, mountpoint, options)
-    log.info("mounted at %s (manager %s, node %s)", args.mount, args.manager, args.node)
-
-    async def serve() -> None:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(fs.run)
-            # The kernel sets the read-ahead when it gets the INIT reply: raise it after that.
-            await trio.sleep(0.3)
-            raise_readahead(mountpoint, 4 * hello["chunk_size"] // 1024)
-
+    log.info("mounting at %s (manager %s, node %s)", args.mount, args.manager, args.node)
     try:
-        trio.run(serve)
+        serve_mounted(fs, os.path.realpath(args.mount), "mosastore", args.allow_other,
+                      readahead_kb=4 * hello["chunk_size"] // 1024)
     finally:
-        pyfuse3.close(unmount=True)
         client.close()
     log.info("unmounted %s", args.mount)
     return 0

@@ -9,8 +9,9 @@ to a local file (`PendingFile`), which makes random writes, rewrites and
 truncation cheap and correct even on a write-once store, and are published
 when the file is closed: `Remote.upload` makes the new content appear whole
 under its name (a hidden temporary name, then a rename), so a reader
-anywhere sees the old file or the whole new one and never a part. A file
-closed by a process that a signal killed is discarded instead of published.
+anywhere sees the old file or the whole new one and never a part. Open
+files, when a file is published, and the discarding of a file whose writer a
+signal killed are the shared front end's (`fuse.frontend`).
 
 A store plugs in by implementing `Remote` (blocking calls, run in worker
 threads by `trio.to_thread`); the file system's own tables are touched only
@@ -36,8 +37,9 @@ from typing import Any, BinaryIO, Protocol, TypeVar
 import pyfuse3
 import trio
 
-from storage_adapters.fuse.callers import killed_by_signal, thread_group
+from storage_adapters.fuse.callers import thread_group
 from storage_adapters.fuse.edits import Edits
+from storage_adapters.fuse.frontend import FrontEnd, Handle, serve_mounted
 from storage_adapters.fuse.handlers import decode_name, translated
 
 log = logging.getLogger("fuse.pathfs")
@@ -182,7 +184,7 @@ class Names:
 class PendingFile(Edits):
     """A file being written on this mount: its bytes in a local spool file until close."""
 
-    inode: int
+    ino: int
     path: str
     spool: int  # descriptor of the spool file, already unlinked
     mode: int
@@ -213,18 +215,8 @@ class PendingFile(Edits):
         os.close(self.spool)
 
 
-@dataclass
-class Handle:
-    """One open file: a pending file (being written, or read before it is published) or a reader."""
-
-    pending: PendingFile | None
-    reader: BlockReader | None
-    tgid: int
-    writable: bool
-
-
-class PathFS(pyfuse3.Operations):
-    """pyfuse3 operations over the namespace of one `Remote`."""
+class PathFS(FrontEnd[PendingFile, BlockReader]):
+    """pyfuse3 operations over the namespace of one `Remote` (the overlay is keyed by path)."""
 
     def __init__(self, remote: Remote, spool_dir: str, timeout: float = 1.0, threads: int = 16) -> None:
         super().__init__()
@@ -233,11 +225,7 @@ class PathFS(pyfuse3.Operations):
         self._timeout = timeout
         self._limiter = trio.CapacityLimiter(threads)
         self.names = Names()
-        self._pending: dict[int, PendingFile] = {}
-        self._overlay: dict[str, int] = {}  # path -> inode of a file created here, not yet published
-        self._handles: dict[int, Handle] = {}
         self._listings: dict[int, list[tuple[bytes, pyfuse3.EntryAttributes, int]]] = {}
-        self._next_handle = 1
         self._uid, self._gid = os.getuid(), os.getgid()
 
     # ----- plumbing -----
@@ -271,20 +259,7 @@ class PathFS(pyfuse3.Operations):
         return self._attributes(inode, status.mode, 0 if status.is_dir else status.size, status.mtime_ns)
 
     def _pending_entry(self, pending: PendingFile) -> pyfuse3.EntryAttributes:
-        return self._attributes(pending.inode, pending.mode, pending.size, time.time_ns())
-
-    def _handle(self, fh: int) -> Handle:
-        handle = self._handles.get(fh)
-        if handle is None:
-            raise pyfuse3.FUSEError(errno.EBADF)
-        return handle
-
-    def _add_handle(self, handle: Handle) -> int:
-        fh, self._next_handle = self._next_handle, self._next_handle + 1
-        self._handles[fh] = handle
-        if handle.pending is not None:
-            handle.pending.opens += 1
-        return fh
+        return self._attributes(pending.ino, pending.mode, pending.size, time.time_ns())
 
     # ----- names and attributes -----
 
@@ -320,13 +295,7 @@ class PathFS(pyfuse3.Operations):
                 pending.truncate(attr.st_size)
             else:
                 # A published file changes only as a whole: truncating it publishes a new version.
-                rewrite = await self._open_for_write(inode, truncate=attr.st_size == 0)
-                try:
-                    rewrite.truncate(attr.st_size)
-                    await self._publish(rewrite)
-                finally:
-                    rewrite.close()
-                    del self._pending[inode]
+                await self._truncate_published(inode, thread_group(ctx.pid), attr.st_size)
         if fields.update_mode:
             mode = attr.st_mode & 0o7777
             if pending is not None:
@@ -448,22 +417,15 @@ class PathFS(pyfuse3.Operations):
         except FileNotFoundError:
             return False
 
-    def _forget_pending(self, inode: int | None) -> None:
-        """A file being written here lost its name or its writer: it will never be published."""
-        pending = self._pending.get(inode) if inode is not None else None
-        if pending is not None:
-            pending.discarded = True
-            if self._overlay.get(pending.path) == pending.inode:
-                del self._overlay[pending.path]
-
     # ----- files -----
 
     def _new_pending(self, inode: int, path: str, mode: int) -> PendingFile:
         descriptor, spool = tempfile.mkstemp(dir=self._spool_dir, prefix="pending-")
         os.unlink(spool)  # only the descriptor keeps it: nothing to clean after a crash
-        pending = PendingFile(inode, path, descriptor, mode)
-        self._pending[inode] = pending
-        return pending
+        return PendingFile(inode, path, descriptor, mode)
+
+    def _name_of(self, pending: PendingFile) -> str:
+        return pending.path
 
     @translated
     async def create(self, parent_inode: int, name: bytes, mode: int, flags: int,
@@ -474,27 +436,24 @@ class PathFS(pyfuse3.Operations):
         inode = self.names.inode(path)
         pending = self._new_pending(inode, path, stat.S_IFREG | (mode & 0o777))
         pending.changed = True  # even an empty file is published at close
+        self._pending[inode] = pending
         self._overlay[path] = inode
         fh = self._add_handle(Handle(pending, None, thread_group(ctx.pid), writable=True))
         return pyfuse3.FileInfo(fh=fh), self._pending_entry(pending)
 
-    @translated
-    async def open(self, inode: int, flags: int, ctx: pyfuse3.RequestContext) -> pyfuse3.FileInfo:
-        tgid = thread_group(ctx.pid)
-        writable = flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR)
-        pending = self._pending.get(inode)
-        if writable:
-            if pending is None:
-                pending = await self._open_for_write(inode, truncate=bool(flags & os.O_TRUNC))
-            elif flags & os.O_TRUNC:
-                pending.truncate(0)
-            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=True)))
-        if pending is not None:
-            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=False)))
-        reader = BlockReader(await self._call(self.remote.open_reader, self.names.path(inode)))
-        return pyfuse3.FileInfo(fh=self._add_handle(Handle(None, reader, tgid, writable=False)))
+    async def _open_reader(self, inode: int, tgid: int) -> tuple[BlockReader, pyfuse3.FileInfo]:
+        return BlockReader(await self._call(self.remote.open_reader, self.names.path(inode))), pyfuse3.FileInfo()
 
-    async def _open_for_write(self, inode: int, truncate: bool) -> PendingFile:
+    async def _read(self, reader: BlockReader, offset: int, size: int) -> bytes:
+        return await self._call(reader.read, offset, size)
+
+    async def _close_reader(self, reader: BlockReader) -> None:
+        await self._call(reader.close)
+
+    async def _write(self, pending: PendingFile, offset: int, data: bytes) -> int:
+        return pending.write(offset, data)
+
+    async def _new_version(self, inode: int, tgid: int, truncate: bool) -> PendingFile:
         """Start rewriting a published file: its current bytes are fetched unless truncated."""
         path = self.names.path(inode)
         status = await self._stat(path)
@@ -502,42 +461,13 @@ class PathFS(pyfuse3.Operations):
         if truncate:
             pending.truncate(0)
             return pending
-        with os.fdopen(os.dup(pending.spool), "wb") as sink:
-            pending.size = await self._call(self.remote.download, path, sink)
+        try:
+            with os.fdopen(os.dup(pending.spool), "wb") as sink:
+                pending.size = await self._call(self.remote.download, path, sink)
+        except BaseException:
+            pending.close()
+            raise
         return pending
-
-    @translated
-    async def read(self, fh: int, off: int, size: int) -> bytes:
-        handle = self._handle(fh)
-        if handle.pending is not None:
-            return handle.pending.read(off, size)
-        assert handle.reader is not None
-        return await self._call(handle.reader.read, off, size)
-
-    @translated
-    async def write(self, fh: int, off: int, buf: bytes) -> int:
-        handle = self._handle(fh)
-        if not handle.writable or handle.pending is None:
-            raise pyfuse3.FUSEError(errno.EBADF)
-        return handle.pending.write(off, buf)
-
-    @translated
-    async def flush(self, fh: int) -> None:
-        handle = self._handle(fh)
-        pending = handle.pending
-        if pending is None or not handle.writable or pending.discarded:
-            return
-        if killed_by_signal(handle.tgid):
-            log.warning("the writer of %s was killed: the file is discarded", pending.path)
-            self._forget_pending(pending.inode)
-            return
-        await self._publish(pending)
-
-    @translated
-    async def fsync(self, fh: int, datasync: bool) -> None:
-        handle = self._handle(fh)
-        if handle.pending is not None and handle.writable and not handle.pending.discarded:
-            await self._publish(handle.pending)
 
     async def _publish(self, pending: PendingFile) -> None:
         """Publish the spool as the file's whole new content (the remote makes it atomic)."""
@@ -554,36 +484,8 @@ class PathFS(pyfuse3.Operations):
                 # bytes went to the old name, and belong under the new one.
                 await self._call(self.remote.rename, path, pending.path)
             pending.published = max(pending.published, edits)
-            if not pending.changed and self._overlay.get(pending.path) == pending.inode:
-                del self._overlay[pending.path]
-
-    @translated
-    async def release(self, fh: int) -> None:
-        handle = self._handles.pop(fh, None)
-        if handle is None:
-            return
-        if handle.reader is not None:
-            await self._call(handle.reader.close)
-        pending = handle.pending
-        if pending is None:
-            return
-        pending.opens -= 1
-        if pending.opens > 0:
-            return
-        try:
-            if pending.changed and not pending.discarded:
-                await self._publish(pending)
-        except OSError as error:
-            log.error("%s could not be published at release: %s", pending.path, error)
-        finally:
-            pending.close()
-            if self._pending.get(pending.inode) is pending:
-                del self._pending[pending.inode]
-            if self._overlay.get(pending.path) == pending.inode:
-                del self._overlay[pending.path]
-
-    async def access(self, inode: int, mode: int, ctx: pyfuse3.RequestContext) -> bool:
-        return True  # the kernel checks permissions itself (default_permissions)
+            if not pending.changed:
+                self._unlist(pending)
 
 
 def mount_parser(prog: str, description: str) -> argparse.ArgumentParser:
@@ -605,28 +507,7 @@ def setup_logging(name: str, verbose: bool) -> None:
 def run_mount(remote: Remote, args: argparse.Namespace, name: str, where: str) -> int:
     """Mount `remote` at `args.mount` (file system type `fuse.NAME`) and serve it until unmounted."""
     os.makedirs(args.spool_dir, mode=0o700, exist_ok=True)
-    fs = PathFS(remote, args.spool_dir, args.timeout)
-    pyfuse3.init(fs, os.path.realpath(args.mount), set(pyfuse3.default_options) | {f"fsname={name}", f"subtype={name}"})
-    log.info("mounted %s at %s", where, args.mount)
-    try:
-        trio.run(serve, fs)
-    finally:
-        pyfuse3.close(unmount=True)
+    log.info("mounting %s at %s", where, args.mount)
+    serve_mounted(PathFS(remote, args.spool_dir, args.timeout), os.path.realpath(args.mount), name)
     log.info("unmounted %s", args.mount)
     return 0
-
-
-async def serve(fs: pyfuse3.Operations) -> None:
-    """Serve a mounted file system's requests until it is unmounted, or until SIGTERM/SIGINT."""
-    import signal
-
-    async def stop_on_signal() -> None:
-        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            async for _ in signals:
-                pyfuse3.terminate()
-                return
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(stop_on_signal)
-        await pyfuse3.main()
-        nursery.cancel_scope.cancel()

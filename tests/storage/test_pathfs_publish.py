@@ -16,7 +16,14 @@ from pathlib import Path
 
 import trio
 
-from storage_adapters.fuse.pathfs import PathFS
+from storage_adapters.fuse.pathfs import PathFS, PendingFile
+
+
+def pending_file(fs: PathFS, path: str) -> PendingFile:
+    """A file being written at `path`, registered as created by the mount."""
+    pending = fs._new_pending(7, path, 0o100644)
+    fs._pending[7] = pending
+    return pending
 
 
 class DirectoryRemote:
@@ -35,7 +42,7 @@ class DirectoryRemote:
 def test_a_write_during_an_upload_is_published_by_the_next_flush(tmp_path: Path) -> None:
     remote = DirectoryRemote(tmp_path)
     fs = PathFS(remote, str(tmp_path), threads=2)  # type: ignore[arg-type]
-    pending = fs._new_pending(7, "/out.txt", 0o100644)
+    pending = pending_file(fs, "/out.txt")
     pending.write(0, b"first")
     remote.during_upload = lambda: pending.write(5, b" and second")
     trio.run(fs._publish, pending)
@@ -58,7 +65,7 @@ class RenamingRemote(DirectoryRemote):
 def test_a_rename_during_the_upload_publishes_under_the_new_name(tmp_path: Path) -> None:
     remote = RenamingRemote(tmp_path)
     fs = PathFS(remote, str(tmp_path), threads=2)  # type: ignore[arg-type]
-    pending = fs._new_pending(7, "/.out.txt.1234.part", 0o100644)
+    pending = pending_file(fs, "/.out.txt.1234.part")
     pending.write(0, b"whole output")
     remote.during_upload = lambda: fs._moved("/.out.txt.1234.part", "/out.txt")  # the commit's rename
     trio.run(fs._publish, pending)
@@ -72,7 +79,7 @@ def test_two_flushes_close_together_upload_in_turn_and_the_newest_bytes_win(tmp_
     app's exit) starts meanwhile. The slow, shorter upload must not land last."""
     remote = DirectoryRemote(tmp_path)
     fs = PathFS(remote, str(tmp_path), threads=2)  # type: ignore[arg-type]
-    pending = fs._new_pending(7, "/out.txt", 0o100644)
+    pending = pending_file(fs, "/out.txt")
     pending.write(0, b"part")
     uploads: list[bytes] = []
 
