@@ -64,9 +64,11 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         self.context = Context(self.client, cache, nursery, self._links, self._spool_dir, self._readahead)
 
     def _entry(self, attrs: dict[str, Any]) -> pyfuse3.EntryAttributes:
-        # A file still being written may be discarded: the kernel must not cache its name.
-        timeout = 0.0 if attrs["ino"] in self._pending else self._timeout
-        return entry(attrs, timeout, self.chunk_size)
+        # Names of files are never cached (see `entry`), so a file being written that is then
+        # discarded is not found again. Its attributes may be: with the writeback cache the
+        # kernel asks for them before every write whose attributes have expired, and it keeps
+        # its own size of a file written here anyway.
+        return entry(attrs, self._timeout, self.chunk_size)
 
     def _attrs_of(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """Attributes as this mount sees them: a file being rewritten here shows its local state."""
