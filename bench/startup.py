@@ -6,8 +6,11 @@ the costs of what it adds (all wall seconds, `--repeat` runs each, the steps int
 
 - python: the interpreter alone (`python -c pass`, with the venv's `site`);
 - imports: `import swiftcloud.cli` (what every command loads before it parses);
-- compile: imports + compiling hello.swift in the same process (the compiler's own
-  imports included: lark, the parser, the checker);
+- compile_cold: imports + compiling hello.swift in the same process, with an empty
+  compiled-script cache (the compiler's own imports included: lark, the parser, the
+  checker);
+- compile: the same, the script taken from the cache (engine.script_cache), as every
+  run of an unchanged script after the first;
 - local: `swiftcloud run --transport local hello.swift` (worker processes, run log);
 - mpi_bare: `mpiexec -n N python -c "from mpi4py import MPI"` (MPI start-up alone);
 - mpi: `swiftcloud run -n N hello.swift` (what a user types: MPI by default).
@@ -40,9 +43,11 @@ def steps(script: str, processes: int) -> dict[str, list[str]]:
     mpiexec = venv_mpiexec() or "mpiexec"
     compiling = (f"import swiftcloud.cli\nfrom engine.script import compile_script\n"
                  f"compile_script({script!r})\n")
+    empty_cache = "import os, tempfile\nos.environ['XDG_CACHE_HOME'] = tempfile.mkdtemp(dir='.')\n"
     return {
         "python": [sys.executable, "-c", "pass"],
         "imports": [sys.executable, "-c", "import swiftcloud.cli"],
+        "compile_cold": [sys.executable, "-c", empty_cache + compiling],
         "compile": [sys.executable, "-c", compiling],
         "local": swiftcloud_command("run", "--transport", "local", script),
         "mpi_bare": [mpiexec, "-n", str(processes), sys.executable, "-c", "from mpi4py import MPI"],

@@ -31,6 +31,10 @@ class CompileError(SwiftError):
         kind = "warning: " if self.warning else ""
         return f"{self.file}:{self.line}:{self.col}: {kind}{self.message}"
 
+    def __reduce__(self) -> tuple[type, tuple[str, int, int, str, bool]]:
+        # A compiled script keeps its warnings (engine.script_cache): rebuilt from all five fields.
+        return CompileError, (self.file, self.line, self.col, self.message, self.warning)
+
 
 class CompileErrors(SwiftError):
     """Several compile errors found in one pass, reported together in source order."""

@@ -2,7 +2,8 @@
 
 The engine's API for compiling a script file: the compiler (`engine.lang`) takes the
 library as an argument; this is where the standard one (the runtime's builtins and
-constants) is given to it.
+constants) is given to it. A script compiled before from the same files is taken from
+`engine.script_cache`.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from engine import script_cache
 from engine.errors import UsageError
-from engine.lang.compile import compile as compile_program
 from engine.lang.ir import Program
 from engine.runtime.builtins import BUILTINS, CONSTANTS
 
@@ -21,4 +22,12 @@ def compile_script(path: str, include: Sequence[str] = ()) -> Program:
     warnings are in `program.warnings`. A missing file is a usage error."""
     if not os.path.isfile(path):
         raise UsageError(f"no such script: {path}")
-    return compile_program(path, BUILTINS, CONSTANTS, include)
+    program = script_cache.load(path, include)
+    if program is not None:
+        return program
+    # Deferred: a cached script needs no compiler (lark, the checker: 17 ms of start-up).
+    from engine.lang.compile import compile as compile_program
+
+    program = compile_program(path, BUILTINS, CONSTANTS, include)
+    script_cache.save(path, include, program)
+    return program

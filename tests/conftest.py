@@ -56,6 +56,8 @@ def pytest_configure(config: pytest.Config) -> None:
         # `services start` lists its state directory in the user's index (hostkit.records):
         # the suite keeps an index of its own, which xdist workers and subprocesses inherit.
         os.environ["XDG_STATE_HOME"] = config.stash[STATE_HOME] = tempfile.mkdtemp(prefix="swiftcloud-suite-")
+        # Compiled scripts (engine.script_cache) are kept there too, not in the user's cache.
+        os.environ["XDG_CACHE_HOME"] = os.path.join(config.stash[STATE_HOME], "cache")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -18,6 +18,7 @@ from engine.lang.deep_stack import call_with_deep_stack
 from engine.lang.ir import Program
 from engine.lang.lower import lower
 from engine.lang.parser import parse_file
+from engine.lang.sources import SourceFiles
 from engine.lang.symbols import LibraryFunction
 
 STANDARD_MODULES = frozenset({"io", "string", "sys", "files", "assert", "math", "random", "stats",
@@ -29,10 +30,12 @@ def compile(path: str, library: Mapping[str, LibraryFunction],
             constants: Mapping[str, tuple[str, Any, str]],
             include_dirs: Sequence[str] = ()) -> Program:
     """Compile the script at `path` against a library of builtin functions."""
+    files = SourceFiles()
+
     def passes() -> Program:
-        main_module = parse_file(path, include_dirs)
-        items = resolve_imports(main_module, path, include_dirs)
-        return lower(check_program(items, library, constants), path)
+        main_module = parse_file(path, include_dirs, files)
+        items = resolve_imports(main_module, path, include_dirs, files)
+        return lower(check_program(items, library, constants), path, files.digests)
     try:
         return call_with_deep_stack(passes)
     except RecursionError:
@@ -40,7 +43,8 @@ def compile(path: str, library: Mapping[str, LibraryFunction],
                                        " expression or its deepest nesting of blocks") from None
 
 
-def resolve_imports(main_module: ast.Module, path: str, include_dirs: Sequence[str]) -> list[ast.Item]:
+def resolve_imports(main_module: ast.Module, path: str, include_dirs: Sequence[str],
+                    files: SourceFiles) -> list[ast.Item]:
     """All items of the program: each imported module's items (once, before their
     importer's), then the main module's, imports removed."""
     search = [os.path.dirname(os.path.abspath(path)), *include_dirs, os.getcwd()]
@@ -60,7 +64,7 @@ def resolve_imports(main_module: ast.Module, path: str, include_dirs: Sequence[s
                 errors.append(CompileError(item.file, item.line, item.col,
                                            f"unsupported feature: module {item.module}"))
                 continue
-            found = _find_module(item.module, search)
+            found = _find_module(item.module, search, files)
             if found is None:
                 errors.append(CompileError(item.file, item.line, item.col,
                                            f"unknown module '{item.module}'"
@@ -70,7 +74,7 @@ def resolve_imports(main_module: ast.Module, path: str, include_dirs: Sequence[s
             if real in loaded:
                 continue
             loaded.add(real)
-            items.extend(expand(parse_file(found, include_dirs)))
+            items.extend(expand(parse_file(found, include_dirs, files)))
         return items
 
     loaded.add(os.path.realpath(path))
@@ -80,10 +84,10 @@ def resolve_imports(main_module: ast.Module, path: str, include_dirs: Sequence[s
     return items
 
 
-def _find_module(dotted: str, search: Sequence[str]) -> str | None:
+def _find_module(dotted: str, search: Sequence[str], files: SourceFiles) -> str | None:
     relative = os.path.join(*dotted.split(".")) + ".swift"
     for directory in search:
         candidate = os.path.join(directory, relative)
-        if os.path.isfile(candidate):
+        if files.is_file(candidate):
             return candidate
     return None

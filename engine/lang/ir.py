@@ -275,3 +275,6 @@ class Program:
     functions: Mapping[FuncSym, Function]
     main: Optional[Function] = None
     warnings: tuple[CompileError, ...] = field(default=())
+    # The files the compiler looked at: absolute path -> digest of what it read there, None
+    # where it found no file (engine.lang.sources); the program stands while they are unchanged.
+    sources: Mapping[str, Optional[str]] = field(default_factory=dict)

@@ -10,6 +10,7 @@ this on the compiler's deep stack too.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Optional
 
 from engine.lang import ast, ir
@@ -182,12 +183,12 @@ class Lowering:
         return ir.Param(sym=sym, default=self.optional(spec.default))
 
 
-def lower(checked: CheckedProgram, path: str) -> ir.Program:
-    """The IR of a checked program."""
+def lower(checked: CheckedProgram, path: str, sources: Mapping[str, str | None]) -> ir.Program:
+    """The IR of a checked program compiled from `sources` (see `ir.Program.sources`)."""
     lowering = Lowering()
     functions = {func: lowering.function(func) for func in checked.functions.values()
                  if func.kind in ("composite", "app")}
     return ir.Program(path=path, statements=tuple(lowering.stmt(s) for s in checked.statements),
                       global_vars=tuple(checked.global_vars), functions=functions,
                       main=functions.get(checked.main) if checked.main is not None else None,
-                      warnings=tuple(checked.warnings))
+                      warnings=tuple(checked.warnings), sources=dict(sources))

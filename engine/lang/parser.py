@@ -23,6 +23,7 @@ from engine.errors import CompileError
 from engine.lang import ast
 from engine.lang.build_ast import AstBuilder
 from engine.lang.syntax_errors import syntax_error
+from engine.lang.sources import SourceFiles
 from engine.lang.token_stream import TokenStream, normalize_source, read_source
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
@@ -57,10 +58,12 @@ def grammar() -> Lark:
     )
 
 
-def parse_text(text: str, file: str = "<string>", include_dirs: Sequence[str] = ()) -> ast.Module:
-    """Parse script `text`; `file` names it in positions and locates its `#include`s."""
+def parse_text(text: str, file: str = "<string>", include_dirs: Sequence[str] = (),
+               files: SourceFiles | None = None) -> ast.Module:
+    """Parse script `text`; `file` names it in positions and locates its `#include`s (the
+    files looked at are recorded in `files`)."""
     lark = grammar()
-    stream = TokenStream(lark, normalize_source(text), file, include_dirs)
+    stream = TokenStream(lark, normalize_source(text), file, include_dirs, files or SourceFiles())
     parser = lark.parse_interactive()
     token = stream.eof
     try:
@@ -78,6 +81,7 @@ def parse_text(text: str, file: str = "<string>", include_dirs: Sequence[str] = 
         raise
 
 
-def parse_file(path: str, include_dirs: Sequence[str] = ()) -> ast.Module:
+def parse_file(path: str, include_dirs: Sequence[str] = (), files: SourceFiles | None = None) -> ast.Module:
     """Parse the script at `path` (UTF-8)."""
-    return parse_text(read_source(path), path, include_dirs)
+    files = files or SourceFiles()
+    return parse_text(read_source(path, files), path, include_dirs, files)

@@ -37,6 +37,7 @@ from lark.exceptions import UnexpectedCharacters
 
 from engine.errors import CompileError
 from engine.lang.literals import LiteralError, float_value, int_value, string_value
+from engine.lang.sources import SourceFiles
 
 _UNION_TYPE_AHEAD = re.compile(r"\|[ \t]*[A-Za-z_]")
 _DEFINE = re.compile(r"#define[ \t]+([A-Za-z_][A-Za-z0-9_]*)(\(?)[ \t]*(.*?)[ \t]*(?://.*)?$")
@@ -62,11 +63,11 @@ def normalize_source(text: str) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n")
 
 
-def read_source(path: str) -> str:
-    """Read a script as UTF-8; a missing or undecodable file is a `CompileError`."""
+def read_source(path: str, files: SourceFiles) -> str:
+    """Read a script as UTF-8 (recorded in `files`); a missing or undecodable file is a
+    `CompileError`."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = files.read_bytes(path)
     except OSError as error:
         raise CompileError(path, 1, 1, f"cannot read file: {error.strerror}") from error
     try:
@@ -80,13 +81,14 @@ def read_source(path: str) -> str:
 class TokenStream:
     """Iterates over the checked tokens of one script, with lookahead and history."""
 
-    def __init__(self, lark: Lark, text: str, file: str, include_dirs: Sequence[str]) -> None:
+    def __init__(self, lark: Lark, text: str, file: str, include_dirs: Sequence[str], files: SourceFiles) -> None:
         self._lark = lark
         self._include_dirs = list(include_dirs)
+        self._files = files
         self.files: list[str] = []
         self.consumed: list[Token] = []
         self._pending: deque[Item] = deque()
-        root = (os.path.realpath(file),) if os.path.isfile(file) else ()
+        root = (os.path.realpath(file),) if files.is_file(file) else ()
         self._macros: dict[str, list[Token]] = {}
         self._source = self._lex_file(text, file, root)
         self._exhausted = False
@@ -277,7 +279,7 @@ class TokenStream:
             yield error(f"#include cycle: '{name}' is already being included")
             return
         try:
-            text = read_source(path)
+            text = read_source(path, self._files)
         except CompileError as problem:
             yield error(f"cannot include '{name}': {problem.message}")
             return
@@ -287,7 +289,7 @@ class TokenStream:
         """Search beside the including file, then each include directory, then the cwd."""
         beside = os.path.join(os.path.dirname(including_file), name)
         candidates = [beside] + [os.path.join(d, name) for d in self._include_dirs] + [name]
-        return next((os.path.normpath(c) for c in candidates if os.path.isfile(c)), None)
+        return next((os.path.normpath(c) for c in candidates if self._files.is_file(c)), None)
 
     def _eof_token(self, text: str, file: str) -> Token:
         """`$END`, placed just after the last character of the main file."""
