@@ -198,12 +198,6 @@ def properties(directory: str, address: str, bind_host: str, http_port: int, rep
         "dfs.permissions.enabled": "true", "dfs.webhdfs.enabled": "true",
         "dfs.namenode.name.dir": f"file://{os.path.join(directory, 'name')}",
         "dfs.datanode.data.dir.perm": "700",
-        # A file's close asks the NameNode to complete it, which it refuses until a DataNode has
-        # reported the last block; the client then sleeps 500 ms (hdfs-native) before asking
-        # again: half a second per file written. With one block allowed to be committed but
-        # not yet reported, the first request succeeds, on two or more DataNodes (the
-        # NameNode requires more expected replicas than the minimum of one).
-        "dfs.namenode.file.close.num-committed-allowed": 1,
     }
     return core, common
 

@@ -9,6 +9,7 @@ service is stopped by PID and checked to be gone (no process, no mount) at the e
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import signal
@@ -245,6 +246,41 @@ def test_an_upload_leaves_no_writer_for_garbage_collection_to_close(hdfs: Servic
     with pytest.raises(OSError):
         client.upload(Broken(), f"/{unique_name('gc')}.bin")
     assert len(writers) == 2 and all(writer.closed for writer in writers)
+
+
+def _block_files(record: ServiceRecord) -> set[Path]:
+    return {path for path in Path(record.info["log"]).glob("node*/data/**/blk_*")
+            if path.is_file() and not path.name.endswith(".meta")}
+
+
+def test_a_block_altered_at_rest_is_never_served(hdfs: ServiceRecord, tmp_path: Path) -> None:
+    """A byte flipped in a block file on a DataNode's disk (one replica, as this store
+    keeps): HDFS's own checksums catch it, staged and through the mount alike, and no wrong
+    byte reaches a reader (issue 30 item 5)."""
+    subdir = unique_name("at-rest")
+    adapter = HdfsAdapter(hdfs.info["namenode"], subdir=subdir, http=hdfs.info["http"])
+    adapter.check()
+    try:
+        before = _block_files(hdfs)
+        (tmp_path / "in.bin").write_bytes(os.urandom(MB))
+        adapter.put_file(str(tmp_path / "in.bin"), "data.bin")
+        (block,) = _block_files(hdfs) - before
+        with open(block, "r+b") as handle:
+            handle.seek(MB // 2)
+            byte = handle.read(1)
+            handle.seek(MB // 2)
+            handle.write(bytes([byte[0] ^ 0xFF]))
+        # hdfs-native checks each chunk's CRC, gives up on the DataNode and, with no other
+        # replica, fails the read ("All DataNodes failed"): EIO, naming the file.
+        with pytest.raises(OSError) as staged:
+            adapter.get_file("data.bin", str(tmp_path / "out.bin"))
+        assert staged.value.errno == errno.EIO and "data.bin" in str(staged.value)
+        assert not (tmp_path / "out.bin").exists()
+        with pytest.raises(OSError) as failure:
+            (mount_of(hdfs) / subdir / "data.bin").read_bytes()
+        assert failure.value.errno == errno.EIO
+    finally:
+        adapter.close()
 
 
 class Broken(io.RawIOBase):

@@ -380,6 +380,52 @@ def _pump(source: socket.socket, sink: socket.socket, flip_at: int | None) -> No
         sink.shutdown(socket.SHUT_WR)
 
 
+def _chunk_files(record: ServiceRecord) -> set[Path]:
+    return {path for path in (Path(record.info["log"]) / "benefactors").rglob("*") if path.is_file()}
+
+
+def _flip_byte_at_rest(chunk: Path) -> None:
+    """Invert one byte of a chunk's data on its benefactor's disk (not its stored digest)."""
+    with open(chunk, "r+b") as handle:
+        handle.seek(1000)
+        byte = handle.read(1)
+        handle.seek(1000)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+
+
+def _read_uncached(path: Path) -> bytes:
+    """The file's bytes as the store serves them: the kernel's cached pages are dropped first."""
+    with open(path, "rb") as handle:
+        os.posix_fadvise(handle.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+        return handle.read()
+
+
+def test_a_chunk_altered_at_rest_is_never_served(store: ServiceRecord) -> None:
+    """A byte flipped in a chunk file on a benefactor's disk: a read of the only copy fails
+    (EIO, the client saying which check failed); with a second replica, the reader gets the
+    right bytes from it (issue 30 item 5)."""
+    root = mount_of(store) / unique_name("at-rest")
+    root.mkdir()
+    data = os.urandom(MB // 2)  # one chunk
+    before = _chunk_files(store)
+    (root / "single").write_bytes(data)
+    (chunk,) = _chunk_files(store) - before
+    _flip_byte_at_rest(chunk)
+    with pytest.raises(OSError) as failure:
+        _read_uncached(root / "single")
+    assert failure.value.errno == errno.EIO
+    log = (Path(store.info["log"]) / "client.log").read_text()
+    assert "does not match its digest" in log
+    before = _chunk_files(store)
+    with open(root / "replicated", "wb") as handle:
+        os.setxattr(handle.fileno(), "user.mosastore.placement", b"replicate:2")
+        handle.write(data)
+    copies = sorted(_chunk_files(store) - before)
+    assert len(copies) == 2
+    _flip_byte_at_rest(copies[0])
+    assert _read_uncached(root / "replicated") == data
+
+
 def test_names_and_chunk_keys_cannot_escape(store: ServiceRecord) -> None:
     secret = check_secret(store.secrets["secret"])
     manager = Pool(store.info["manager"], secret, retry_for=1)
