@@ -44,6 +44,11 @@ class ProtocolError(ConnectionError):
     """The peer broke the framing (bad length, bad JSON) or closed mid-message."""
 
 
+class CorruptPayload(ProtocolError):
+    """A payload that does not match the digest its header carries: its bytes were altered on
+    the way, or at rest (then asking again brings the same bytes)."""
+
+
 class RemoteError(OSError):
     """A server answered a request with an error; `errno` says which."""
 
@@ -160,7 +165,7 @@ class Channel:
             return header, bytearray()
         payload = recv_exact(self.sock, size)
         if not hmac.compare_digest(str(header.get("d", "")), payload_digest(payload)):
-            raise ProtocolError("a payload does not match its digest")
+            raise CorruptPayload("a payload does not match its digest")
         return header, payload
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from mosastore.auth import AuthenticationError, client_handshake
-from mosastore.protocol import Channel, Header, ProtocolError, raise_for
+from mosastore.protocol import Channel, CorruptPayload, Header, ProtocolError, raise_for
 
 CALL_TIMEOUT = 120.0
 CONNECT_TIMEOUT = 5.0
@@ -92,6 +92,13 @@ class Pool:
                 if connection is not None:
                     connection.close()
                 raise
+            except CorruptPayload as error:
+                # The server answered, with bytes that fail their digest: not a reason to call it
+                # unreachable, nor to ask again (a chunk altered at rest comes back the same).
+                if connection is not None:
+                    connection.close()
+                raise OSError(errno.EIO, f"{self.address} sent data that failed its integrity check"
+                                         f" ({error})") from error
             except (OSError, ProtocolError) as error:
                 if connection is not None:
                     connection.close()

@@ -415,7 +415,7 @@ def test_a_chunk_altered_at_rest_is_never_served(store: ServiceRecord) -> None:
         _read_uncached(root / "single")
     assert failure.value.errno == errno.EIO
     log = (Path(store.info["log"]) / "client.log").read_text()
-    assert "does not match its digest" in log
+    assert "sent data that failed its integrity check (a payload does not match its digest)" in log
     before = _chunk_files(store)
     with open(root / "replicated", "wb") as handle:
         os.setxattr(handle.fileno(), "user.mosastore.placement", b"replicate:2")
