@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,14 +95,18 @@ class Timing:
 
 
 def run_script(text: str, workdir: Path, processes: int, transport: str,
-               args: tuple[str, ...] = (), timeout: float = 1800.0, cluster_state: str | None = None) -> Timing:
+               args: tuple[str, ...] = (), timeout: float = 1800.0, cluster_state: str | None = None,
+               cold: bool = False) -> Timing:
     """Run `text` with `swiftcloud run -n processes` in `workdir`; time it. With
-    `cluster_state`, on the emulated cluster that is up there (`run --cluster`, MPI)."""
+    `cluster_state`, on the emulated cluster that is up there (`run --cluster`, MPI); with
+    `cold`, compiled afresh (an empty compiled-script cache), as after an edit."""
     workdir.mkdir(parents=True, exist_ok=True)
     script = workdir / "bench.swift"
     script.write_text(text)
     run_dir = workdir / f"run-{time.monotonic_ns()}"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SWIFT_TMP": str(workdir)}
+    if cold:
+        env["XDG_CACHE_HOME"] = tempfile.mkdtemp(dir=workdir, prefix="cache-")
     where = ("--transport", transport)
     if cluster_state is not None:
         env["SWIFTCLOUD_STATE_DIR"] = cluster_state
