@@ -25,7 +25,6 @@ import stat
 import sys
 import tempfile
 from collections.abc import Sequence
-from typing import Any
 
 from engine.lang import sources
 from engine.lang.ir import Program
@@ -113,7 +112,7 @@ def save(path: str, include: Sequence[str], program: Program) -> None:
 
 def _prune(folder: str) -> None:
     """Keep the `MAX_ENTRIES` most recently used entries."""
-    entries: list[tuple[float, Any]] = []
+    entries: list[tuple[float, str]] = []
     with os.scandir(folder) as listing:
         for item in listing:
             if not item.name.startswith("."):
