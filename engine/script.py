@@ -22,12 +22,14 @@ def compile_script(path: str, include: Sequence[str] = ()) -> Program:
     warnings are in `program.warnings`. A missing file is a usage error."""
     if not os.path.isfile(path):
         raise UsageError(f"no such script: {path}")
-    program = script_cache.load(path, include)
+    entry = script_cache.entry_for(path, include)
+    program = script_cache.load(entry) if entry is not None else None
     if program is not None:
         return program
     # Deferred: a cached script needs no compiler (lark, the checker: 17 ms of start-up).
     from engine.lang.compile import compile as compile_program
 
     program = compile_program(path, BUILTINS, CONSTANTS, include)
-    script_cache.save(path, include, program)
+    if entry is not None:
+        script_cache.save(entry, program)
     return program

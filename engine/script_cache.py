@@ -65,18 +65,21 @@ def compiler_fingerprint() -> str:
     return sources.digest("\n".join(entries).encode())
 
 
-def _entry_path(path: str, include: Sequence[str]) -> str:
-    key = "\0".join([compiler_fingerprint(), path, os.getcwd(), *include])
+def entry_for(path: str, include: Sequence[str]) -> str | None:
+    """Where the program compiled from script `path` is kept (None if that cannot be said:
+    a working directory that is gone, a compiler source that cannot be read)."""
+    try:
+        key = "\0".join([compiler_fingerprint(), path, os.getcwd(), *include])
+    except OSError:
+        return None
     return os.path.join(directory(), hashlib.blake2b(key.encode(), digest_size=20).hexdigest())
 
 
-def load(path: str, include: Sequence[str]) -> Program | None:
-    """The program compiled earlier from the same files, or None."""
+def load(entry: str) -> Program | None:
+    """The program kept at `entry` (see `entry_for`), if its files are unchanged; else None."""
     try:
-        folder = directory()
-        if not _private(folder):
+        if not _private(os.path.dirname(entry)):
             return None
-        entry = _entry_path(path, include)
         with open(entry, "rb") as handle:
             program = pickle.load(handle)
         if not isinstance(program, Program) or not program.sources:
@@ -89,10 +92,10 @@ def load(path: str, include: Sequence[str]) -> Program | None:
     return program
 
 
-def save(path: str, include: Sequence[str], program: Program) -> None:
-    """Keep `program` for the next run of the same script."""
+def save(entry: str, program: Program) -> None:
+    """Keep `program` at `entry` (see `entry_for`) for the next run of the same script."""
     try:
-        folder = directory()
+        folder = os.path.dirname(entry)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         if not _private(folder):
             return
@@ -101,7 +104,7 @@ def save(path: str, include: Sequence[str], program: Program) -> None:
         try:
             with os.fdopen(handle, "wb") as output:
                 output.write(blob)
-            os.replace(temporary, _entry_path(path, include))
+            os.replace(temporary, entry)
         except BaseException:
             os.unlink(temporary)
             raise

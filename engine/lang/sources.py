@@ -37,7 +37,9 @@ class SourceFiles:
     def is_file(self, path: str) -> bool:
         """`os.path.isfile`, recorded."""
         found = os.path.isfile(path)
-        self.digests.setdefault(os.path.abspath(path), file_digest(path) if found else None)
+        key = os.path.abspath(path)
+        if key not in self.digests:  # a file looked for again (an import in two modules) is read once
+            self.digests[key] = file_digest(path) if found else None
         return found
 
     def read_bytes(self, path: str) -> bytes:

@@ -35,7 +35,6 @@ from mosastore.metadata import RENAME_EXCHANGE, RENAME_NOREPLACE
 from mosastore.placement import Plan
 
 
-
 class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
     """pyfuse3 operations over one MosaStore namespace."""
 
