@@ -26,6 +26,8 @@ import tempfile
 import time
 from typing import Any
 
+import psutil
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from hostkit.mounts import mounted_fstype  # noqa: E402
@@ -121,9 +123,8 @@ def serve(mountpoint: str, size: int, writeback: bool) -> None:
 
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU seconds of process `pid` (all its threads)."""
-    with open(f"/proc/{pid}/stat") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
 
 
 def transfer(path: str, pattern: str, block: int, total: int) -> float:

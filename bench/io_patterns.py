@@ -42,8 +42,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+
+import psutil
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -58,7 +60,6 @@ from storage_adapters.services import start_service, stop_service  # noqa: E402
 register_mosastore()
 
 MB = 1024 * 1024
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PATTERNS = ("read", "write", "read_after_write")
 REFERENCE = "local disk"
 BACKEND_SERVICES = {
@@ -147,12 +148,9 @@ def _cpu_seconds(pids: list[int]) -> float:
     """User plus system CPU seconds of the processes `pids` (gone ones count nothing)."""
     total = 0.0
     for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        with suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            times = psutil.Process(pid).cpu_times()
+            total += times.user + times.system
     return total
 
 
@@ -162,17 +160,8 @@ def client_pids(mount_point: str | None) -> list[int]:
     if not mount_point:
         return []
     own = {os.getpid(), *(child.pid for child in multiprocessing.active_children())}
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in own:
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    arguments = handle.read().split(b"\x00")
-            except OSError:
-                continue
-            if mount_point.encode() in arguments:
-                found.append(int(entry))
-    return found
+    return [process.pid for process in psutil.process_iter(["cmdline"])
+            if process.pid not in own and mount_point in (process.info["cmdline"] or [])]
 
 
 @dataclass
@@ -271,9 +260,14 @@ def fio_directory(backend: str, config: str, work: str) -> str | None:
         directory = os.path.join(work, "fio")
     else:
         adapter = _store_for(backend, config)
-        if adapter is None or adapter.mount_path is None:
+        if adapter is None:
             return None
-        directory = adapter.local_path(f"bench-{backend}/fio")
+        try:
+            if adapter.mount_path is None:
+                return None
+            directory = adapter.local_path(f"bench-{backend}/fio")
+        finally:
+            adapter.close()
     os.makedirs(directory, exist_ok=True)
     return directory
 
