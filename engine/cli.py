@@ -106,6 +106,16 @@ def add_commands(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                      help="with --overlay: one legend label per run (default: the run directory names)")
 
     rep.set_defaults(handler=cmd_report)
+
+    ver = sub.add_parser("verify", help="read back every file a run wrote and report any that changed or went"
+                                        " missing",
+                         description="Read again, from the run's store, every file whose content digest the run "
+                                     "recorded (task outputs and files the engine wrote), and compare. Prints "
+                                     "each changed, missing or unreadable file and a summary; exits 1 if there "
+                                     "is any (docs/storage.md, 'Integrity').")
+    ver.add_argument("run_dir", metavar="RUN_DIR", help="a run directory such as runs/001")
+    ver.add_argument("--json", action="store_true", help="print one JSON line per file instead")
+    ver.set_defaults(handler=cmd_verify)
     return run
 
 
@@ -186,7 +196,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         files.close()
         temp.cleanup()
         raise
-    log.run_started(args.script, list(args.args), workers)
+    config = os.path.abspath(args.config) if args.config else None
+    log.run_started(args.script, list(args.args), workers, args.storage, config, files.temp_prefix)
+    files.digests.run_log = log
     restart = None if args.no_restart_log else RestartLog(log.directory)
     task_cache = TaskCache(files, restart, previous, args.explain) if restart is not None else None
     progress = _progress_bar()
@@ -273,6 +285,37 @@ def cmd_report(args: argparse.Namespace) -> int:
     if written and not args.json:
         print(f"{'overlay':>20}: " + ", ".join(written.values()))
     return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    import json
+
+    from engine.verify import CHANGED, MISSING, REMOVED, UNCHANGED, UNREADABLE, recorded_run, verify
+
+    run = recorded_run(args.run_dir)
+    if not run.digests:
+        print(f"swiftcloud verify: {args.run_dir} records no file digests: nothing to check", file=sys.stderr)
+        return EXIT_RUNTIME
+    where = f"storage '{run.storage}'" if run.storage else f"local paths under {run.cwd}"
+    if not args.json:
+        print(f"{args.run_dir}: reading {len(run.digests)} recorded file(s) from {where}", file=sys.stderr)
+    findings = verify(run)
+    counts = {status: 0 for status in (UNCHANGED, CHANGED, MISSING, UNREADABLE, REMOVED)}
+    for finding in findings:
+        counts[finding.status] += 1
+        if args.json:
+            print(json.dumps(finding.as_dict()))
+        elif finding.status == CHANGED:
+            print(f"changed     {finding.name}: recorded {finding.recorded}, now {finding.found}")
+        elif finding.status in (MISSING, UNREADABLE):
+            detail = f": {finding.detail}" if finding.detail else ""
+            print(f"{finding.status:<11} {finding.name}{detail}")
+    if not args.json:
+        summary = ", ".join(f"{counts[s]} {s}" for s in (UNCHANGED, CHANGED, MISSING, UNREADABLE) if counts[s]
+                            or s == UNCHANGED)
+        removed = f"; {counts[REMOVED]} temporary file(s) the run removed were not checked" if counts[REMOVED] else ""
+        print(f"swiftcloud verify: {summary}{removed}")
+    return EXIT_OK if counts[CHANGED] + counts[MISSING] + counts[UNREADABLE] == 0 else EXIT_RUNTIME
 
 
 def _progress_bar():  # type: ignore[no-untyped-def]

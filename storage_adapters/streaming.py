@@ -11,7 +11,8 @@ writing to one that left (it gets EPIPE), joins them all, and raises a
 be published (`close()` joins them quietly, for a task that failed anyway).
 A feeder that fails still opens and closes its FIFO, so an app waiting on it
 sees end of file instead of hanging. An app that stops reading early is not a
-failure. A FIFO cannot seek: this suits apps that read each input once, front
+failure. Each feeder digests the bytes it passes on (`hostkit.digests`);
+`InputStreams.digests()` gives those of the inputs fed to their end. A FIFO cannot seek: this suits apps that read each input once, front
 to back.
 """
 
@@ -22,6 +23,7 @@ import os
 import threading
 from collections.abc import Iterable
 
+from hostkit.digests import Digester
 from storage_adapters.base import StorageAdapter
 from storage_adapters.errors import StorageTransferError
 
@@ -37,6 +39,8 @@ class _Feeder(threading.Thread):
         super().__init__(name=f"swiftcloud-feed-{logical}", daemon=True)
         self.adapter, self.logical, self.fifo = adapter, logical, fifo
         self.sent = 0
+        self.digester = Digester()
+        self.whole = False  # the store file was fed to its end
         self.error: BaseException | None = None
         self.stop = threading.Event()
 
@@ -50,7 +54,12 @@ class _Feeder(threading.Thread):
         try:
             with source, open(self.fifo, "wb", buffering=0) as sink:
                 _widen(sink.fileno())
-                while not self.stop.is_set() and (chunk := source.read(CHUNK)):
+                while not self.stop.is_set():
+                    chunk = source.read(CHUNK)
+                    if not chunk:
+                        self.whole = True
+                        break
+                    self.digester.update(chunk)
                     view = memoryview(chunk)
                     while view:
                         written = sink.write(view)
@@ -93,6 +102,10 @@ class InputStreams:
                 f"streaming '{first.logical}' from {first.adapter.describe()} failed: {_reason(first.error)}"
             )) from first.error
         return sum(feeder.sent for feeder in self._feeders)
+
+    def digests(self) -> dict[str, str]:
+        """After `finish`: the digest of each input fed whole, by logical path."""
+        return {feeder.logical: feeder.digester.digest() for feeder in self._feeders if feeder.whole}
 
     def close(self) -> None:
         """Stop and join the feeders, whatever became of them (idempotent; errors were

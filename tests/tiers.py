@@ -30,6 +30,7 @@ QUICK_MODULES = frozenset({
     "runtime/test_pyleaf.py",
     "runtime/test_apps.py",
     "runtime/test_phases.py",
+    "runtime/test_integrity.py",
     "scheduler/test_state.py",
     "scheduler/test_policy.py",
     "scheduler/test_local.py",

@@ -2,7 +2,8 @@
 
 Every run writes `runs/NNN/restart.jsonl`, one record per app task that
 succeeded: its key (a hash of its command line, redirections and the
-versions of its input files) and the versions of its output files. Each record is handed to the operating
+versions of its input files), the versions of its output files and their
+content digests. Each record is handed to the operating
 system as it is written, so it survives a crash of the engine, kill -9
 included; the file is fsynced at least every `SYNC_INTERVAL_S` and when the
 run ends, against a crash of the machine. A torn last line is ignored when
@@ -51,11 +52,13 @@ class RestartLog:
                                             buffering=1)
         self._synced = time.monotonic()
 
-    def record(self, key: str, what: str, outputs: dict[str, Optional[list[int]]]) -> None:
-        """Task `key` (`what` names it for people) succeeded, leaving these output versions."""
+    def record(self, key: str, what: str, outputs: dict[str, Optional[list[int]]], digests: dict[str, str]) -> None:
+        """Task `key` (`what` names it for people) succeeded, leaving these output versions
+        with these digests."""
         if self._file is None:
             return
-        self._file.write(json.dumps({"key": key, "what": what, "outputs": outputs}, separators=(",", ":")) + "\n")
+        record = {"key": key, "what": what, "outputs": outputs, "digests": digests}
+        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
         now = time.monotonic()
         if now - self._synced >= SYNC_INTERVAL_S:
             self.sync(now)

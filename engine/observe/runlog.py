@@ -20,6 +20,16 @@ and what it moved (Python leaves and builtins carry none of these keys):
 - `bytes_in`, `bytes_out`: bytes of the declared input and output files —
   those downloaded and uploaded for a staging store (streamed: those fed to the
   app), the files' sizes for shared stores and local runs.
+- `digests`: each output the app wrote, by the run's name for it (the logical path
+  in a store, else the path as the script gives it), with its content digest
+  (`blake3:<hex>`, taken by the worker as it published it).
+
+A task reused by `--resume` has a `reused` record with the digests its earlier run
+recorded; a file the engine wrote itself (`write()`, a mapped copy, an input loaded
+into a store) has a `published` record with its name and digest. The `run_start`
+record says where the files are: `storage` (null for local paths) and `config`,
+the working directory `cwd`, and `temporaries`, the prefix of the unmapped files the
+run removes at its end. `swiftcloud verify` checks a run's files from these.
 """
 
 from __future__ import annotations
@@ -90,8 +100,10 @@ class RunLog:
             self._file.flush()
             self._flushed = time.monotonic() if now is None else now
 
-    def run_started(self, script: str, args: list[str], workers: int) -> None:
+    def run_started(self, script: str, args: list[str], workers: int, storage: Optional[str] = None,
+                    config: Optional[str] = None, temporaries: str = "") -> None:
         self._write({"event": "run_start", "script": script, "args": args, "workers": workers,
+                     "storage": storage, "config": config, "cwd": os.getcwd(), "temporaries": temporaries,
                      "time": time.time()})
 
     def task_submitted(self, task: Task) -> None:
@@ -109,10 +121,18 @@ class RunLog:
                      "node": node, "time": time.time()})
         self.flush()  # the engine may now block until a task ends: a crash meanwhile keeps these
 
-    def task_reused(self, task: Task) -> None:
-        """A task an earlier run finished (`--resume`): not run again."""
-        self._write({"event": "reused", "task": task.id, "kind": task.kind, "label": task.label,
-                     "command": _command(task), "time": time.time()})
+    def task_reused(self, task: Task, digests: dict[str, str]) -> None:
+        """A task an earlier run finished (`--resume`): not run again; its outputs' digests
+        as that run recorded them."""
+        record = {"event": "reused", "task": task.id, "kind": task.kind, "label": task.label,
+                  "command": _command(task), "time": time.time()}
+        if digests:
+            record["digests"] = digests
+        self._write(record)
+
+    def file_published(self, name: str, digest: str) -> None:
+        """The engine wrote file `name` itself (not a task), with this content digest."""
+        self._write({"event": "published", "path": name, "digest": digest, "time": time.time()})
 
     def task_finished(self, c: Completion) -> None:
         task = self._tasks.pop(c.task_id, None)

@@ -139,16 +139,19 @@ class CallRunner:
                     tries = f" after {c.attempts} attempts" if c.attempts > 1 else ""
                     raise SwiftRuntimeError(f"{node.file}:{node.line}: app function '{func.name}'"
                                             f" (task {c.task_id}) failed{tries}: {c.error}")
+                digests = c.extra.get("digests", {})
+                self.run.files.digests.learn(digests)
                 if cache is not None:
-                    cache.record(key, what, outputs)
+                    cache.record(key, what, outputs, digests)
                 for out in outs:
                     if isinstance(out, FileFuture):
                         out.close_at(out.path)
                     else:
                         out.set(None)
                 done()
-            if cache is not None and cache.reusable(key, what, outputs):
-                self.tasks.reuse(task, finished)
+            earlier = cache.reusable(key, what, outputs) if cache is not None else None
+            if earlier is not None:
+                self.tasks.reuse(task, finished, earlier)
             else:
                 self.tasks.submit(task, finished)
 
@@ -161,9 +164,9 @@ class CallRunner:
         if files.mode == "staging":
             user = files.user_path
             argv = tuple(user(w) if is_file else w for w, is_file in words)
+            staged = tuple(dict.fromkeys(user(p) for p in inputs))
             plan = StagingPlan(
-                storage=files.name, config_path=files.config_path,
-                inputs=tuple(dict.fromkeys(user(p) for p in inputs)),
+                storage=files.name, config_path=files.config_path, inputs=staged, digests=files.digests.of(staged),
                 outputs=tuple(user(p) for p in outputs),
                 argv_files=tuple(i for i, (_, is_file) in enumerate(words) if is_file),
                 redirects=tuple((name, user(p)) for name, p in redirect.items() if p is not None))

@@ -67,19 +67,21 @@ class Engine:
         if run.progress is not None:
             run.progress.total(self.tasks_submitted)
 
-    def reuse(self, task: Task, callback: Callable[[Completion], None]) -> None:
-        """Complete `task` from an earlier run's success (`--resume`) without running it."""
+    def reuse(self, task: Task, callback: Callable[[Completion], None], digests: dict[str, str]) -> None:
+        """Complete `task` from an earlier run's success (`--resume`) without running it; its
+        outputs have the `digests` that run recorded."""
         run = self.run
         task.id = self.next_task_id
         self.next_task_id += 1
         self.tasks_submitted += 1
         if run.run_log is not None:
-            run.run_log.task_reused(task)
+            run.run_log.task_reused(task, digests)
         if run.progress is not None:
             run.progress.total(self.tasks_submitted)
             run.progress.advance()
         self.tasks_done += 1
-        run.flow.ready.append(lambda: callback(Completion(task.id, ok=True, extra={"reused": True})))
+        extra = {"reused": True, "digests": digests}
+        run.flow.ready.append(lambda: callback(Completion(task.id, ok=True, extra=extra)))
 
     def park(self, loop: Any) -> None:
         self.parked.append(loop)

@@ -7,7 +7,8 @@ success when the key matches and every output still has the version that run
 left; otherwise the task runs, and so does everything downstream of it whose
 inputs change as a result. With `--explain`, each task that runs says why.
 Every success is recorded in the new run's restart log (reused ones too), so
-a resumed run can itself be resumed.
+a resumed run can itself be resumed; with it go its outputs' digests, which a reused
+task hands on to the tasks that read its outputs (`engine.runtime.integrity`).
 """
 
 from __future__ import annotations
@@ -44,25 +45,27 @@ class TaskCache:
     def describe(label: str, spec: AppSpec) -> str:
         return f"{label}: {shlex.join(spec.argv)}"
 
-    def reusable(self, key: str, what: str, outputs: tuple[str, ...]) -> bool:
-        """May this task's earlier success stand in for running it?"""
+    def reusable(self, key: str, what: str, outputs: tuple[str, ...]) -> Optional[dict[str, str]]:
+        """The output digests of an earlier success that may stand in for running this task,
+        or None when it must run."""
         if self.previous is None:
-            return False
+            return None
         record = self.previous.get(key)
         if record is None:
             earlier = self._keys_of_what.get(what)
             self._why(what, "an input file changed" if earlier is not None else "no earlier run of it succeeded")
-            return False
+            return None
         recorded = record.get("outputs", {})
         changed = [path for path in outputs if self.files.signature(path) != recorded.get(path)]
         if changed:
             self._why(what, f"its output {changed[0]} changed or is gone")
-            return False
+            return None
         self.reused += 1
-        return True
+        digests = record.get("digests")
+        return dict(digests) if isinstance(digests, dict) else {}
 
-    def record(self, key: str, what: str, outputs: tuple[str, ...]) -> None:
-        self.log.record(key, what, {path: self.files.signature(path) for path in outputs})
+    def record(self, key: str, what: str, outputs: tuple[str, ...], digests: dict[str, str]) -> None:
+        self.log.record(key, what, {path: self.files.signature(path) for path in outputs}, digests)
 
     def _why(self, what: str, reason: str) -> None:
         if self.explain:

@@ -18,7 +18,9 @@ Engine-side builtins that read or write file contents (`read`, `file_lines`,
 logical paths (its internal `_swiftcloud/` area excluded). `input_file(p)`
 names a file in the store; a path found only on local disk is loaded into
 the store first (`ensure_input`): a relative one at the same logical path, an
-absolute one under `_swiftcloud/inputs/`.
+absolute one under `_swiftcloud/inputs/`. Every file the engine publishes is
+digested, and every store file it fetches is checked against its producer's
+digest (`digests`, see `engine.runtime.integrity`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from typing import Any, Optional
 from engine.errors import SwiftRuntimeError
 from engine.runtime import files
 from engine.runtime.builtins.globbing import store_glob, tcl_glob
+from engine.runtime.integrity import FileDigests
+from hostkit.digests import file_digest
 from engine.task import scratch
 
 
@@ -46,6 +50,12 @@ class PosixFiles:
 
     def __init__(self, temp: files.TempFiles) -> None:
         self.temp = temp
+        self.digests = FileDigests()
+
+    @property
+    def temp_prefix(self) -> str:
+        """Where the run's unmapped files go (removed at its end unless kept)."""
+        return os.path.join(self.temp.directory, self.temp.prefix)
 
     def user_path(self, path: str) -> str:
         return path
@@ -62,9 +72,10 @@ class PosixFiles:
 
     def publish(self, local: str, path: str, move: bool = False) -> None:
         files.transfer(local, path, move=move)
+        self.digests.published(path, file_digest(path))
 
     def copy(self, src: str, dest: str) -> None:
-        files.transfer(src, dest)
+        self.publish(src, dest)
 
     def exists(self, path: str) -> bool:
         return os.path.isfile(path)
@@ -98,6 +109,7 @@ class StoreFiles:
         self.cache_dir = scratch.make("engine")
         self.autodelete = os.environ.get("SWIFT_TMP_AUTODELETE", "1") != "0"
         self.imported: dict[str, str] = {}  # absolute local input path -> its logical path
+        self.digests = FileDigests()
         # Environment variables that hold the store's secrets: never passed on to apps.
         secrets = set(adapter.secret_values)
         self.secret_env_names = tuple(sorted(k for k, v in os.environ.items() if v and v in secrets))
@@ -112,6 +124,11 @@ class StoreFiles:
             return self.adapter.logical_file(path)
         except StorageError as e:
             raise SwiftRuntimeError(f"file '{path}': {e}") from None
+
+    @property
+    def temp_prefix(self) -> str:
+        """Where the run's unmapped files go in the store (removed at its end unless kept)."""
+        return self.run_prefix + "/"
 
     @property
     def store_root(self) -> Optional[str]:
@@ -131,6 +148,11 @@ class StoreFiles:
         target = os.path.join(self.cache_dir, *logical.split("/"))
         if not os.path.exists(target):
             self._transfer(lambda: self.adapter.get_file(logical, target), f"fetch '{path}'")
+            try:
+                self.digests.check(logical, target, self.adapter.describe())
+            except SwiftRuntimeError:
+                os.unlink(target)  # never read again from the cache
+                raise
         return target
 
     def new_temp(self) -> str:
@@ -142,6 +164,7 @@ class StoreFiles:
     def publish(self, local: str, path: str, move: bool = False) -> None:
         logical = self.user_path(path)
         self._transfer(lambda: self.adapter.put_file(local, logical), f"store '{path}'")
+        self.digests.published(logical, file_digest(local))
         if move:
             os.unlink(local)
 

@@ -28,6 +28,7 @@ from typing import IO, Any, Mapping
 
 from engine.task.atomic import Publisher, discard, name_beside, temp_beside
 from engine.task.contract import AppSpec, LeafError
+from hostkit.digests import file_digest
 
 STDERR_TAIL_LINES = 20
 # Credentials an app never sees, whatever the run's storage (secrets stay out of apps' environments).
@@ -45,9 +46,9 @@ class AppProcesses:
         self._running: set[subprocess.Popen[bytes]] = set()
         self._handler_installed = False
 
-    def run(self, spec: AppSpec, publisher: Publisher) -> None:
-        """Run the app; return on exit 0, else raise LeafError describing the failure."""
-        run_app(spec, publisher, self._running)
+    def run(self, spec: AppSpec, publisher: Publisher) -> dict[str, str]:
+        """Run the app; on exit 0 return its outputs' digests (`run_app`), else raise LeafError."""
+        return run_app(spec, publisher, self._running)
 
     def terminate_running(self) -> None:
         """Kill the process group of every app running now (without reaping: this runs
@@ -75,9 +76,11 @@ class AppProcesses:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[bytes]]) -> None:
-    """Run the app, its child process kept in `running` meanwhile; return on exit 0, else
-    raise LeafError describing the failure."""
+def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[bytes]]) -> dict[str, str]:
+    """Run the app, its child process kept in `running` meanwhile. On exit 0 publish its
+    outputs and return the digest of each one it wrote, by the run's name for it (the logical
+    path on a mounted store, else the path as the spec gives it); else raise LeafError
+    describing the failure."""
     _prepare_paths(spec)
     targets = {
         stream: _resolve(spec, target)
@@ -101,6 +104,10 @@ def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[b
         if returncode != 0:
             raise _failure(spec, _exit_reason(returncode), tail)
         try:
+            digests = _digests(spec, {**{targets[s]: t for s, t in temps.items()}, **written})
+        except OSError as e:
+            raise _failure(spec, f"<Could not read an output for its digest: {_os_reason(e)}>", []) from None
+        try:
             for stream, temp in temps.items():
                 publisher.commit(temp, targets[stream])
             for output, temp in written.items():
@@ -108,12 +115,29 @@ def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[b
                     publisher.commit(temp, _resolve(spec, output))
         except OSError as e:
             raise _failure(spec, f"<Could not save output: {_os_reason(e)}>", []) from None
+        return digests
     except BaseException:
         for temp in [*temps.values(), *written.values()]:
             discard(temp)
         for output in spec.outputs:
             _remove_quietly(_resolve(spec, output))
         raise
+
+
+def _digests(spec: AppSpec, temps: dict[str, str]) -> dict[str, str]:
+    """The digest of each output the app wrote, read where it was written: `temps` maps an
+    output (a redirection target, or its word on the command line) to its temporary name;
+    an output under neither was written in place."""
+    digests: dict[str, str] = {}
+    for output in dict.fromkeys(spec.outputs):
+        path = _resolve(spec, output)
+        written = temps.get(output) or temps.get(path) or path
+        try:
+            digest = file_digest(written)
+        except FileNotFoundError:
+            continue  # outputs are not verified (§5.3): a missing one stays missing
+        digests[os.path.relpath(path, spec.store_root) if spec.store_root is not None else output] = digest
+    return digests
 
 
 def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str],

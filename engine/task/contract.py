@@ -75,7 +75,7 @@ class LeafError(Exception):
         self.message = message
         self.retriable = retriable
         # A failed app's phase record (AppPhases.record()), set by the task runner.
-        self.phases: dict[str, float | int] | None = None
+        self.phases: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -85,7 +85,9 @@ class AppPhases:
     Seconds of staging in, running the app (launch to exit, outputs renamed into
     place; with stream staging the downloads happen inside it), and staging out;
     `bytes_in`/`bytes_out` are the bytes of the declared input/output files
-    (downloaded/uploaded ones for staging stores).
+    (downloaded/uploaded ones for staging stores). `digests` maps each output the app
+    wrote, by the run's name for it (the logical path in a store, else the path as the
+    script gives it), to its content digest (`hostkit.digests`), taken on this worker.
     """
 
     stage_in_s: float = 0.0
@@ -93,12 +95,16 @@ class AppPhases:
     stage_out_s: float = 0.0
     bytes_in: int = 0
     bytes_out: int = 0
+    digests: dict[str, str] = field(default_factory=dict)
 
-    def record(self) -> dict[str, float | int]:
-        """The fields as the run log's `end` record carries them."""
-        return {"stage_in_s": round(self.stage_in_s, 6), "run_s": round(self.run_s, 6),
-                "stage_out_s": round(self.stage_out_s, 6), "bytes_in": self.bytes_in,
-                "bytes_out": self.bytes_out}
+    def record(self) -> dict[str, Any]:
+        """The fields as the run log's `end` record carries them (digests only when there are some)."""
+        record: dict[str, Any] = {"stage_in_s": round(self.stage_in_s, 6), "run_s": round(self.run_s, 6),
+                                  "stage_out_s": round(self.stage_out_s, 6), "bytes_in": self.bytes_in,
+                                  "bytes_out": self.bytes_out}
+        if self.digests:
+            record["digests"] = self.digests
+        return record
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,9 @@ class StagingPlan:
     """What to move for one app task: logical paths in the store.
 
     `argv_files` are the indexes of command-line words that name store files;
-    `redirects` maps "stdin"/"stdout"/"stderr" to a logical path.
+    `redirects` maps "stdin"/"stdout"/"stderr" to a logical path; `digests` pairs
+    inputs with the digest their producer recorded, which what the worker fetches must
+    match before the task's outputs may be published.
     """
 
     storage: str
@@ -115,6 +123,7 @@ class StagingPlan:
     outputs: tuple[str, ...]
     argv_files: tuple[int, ...] = ()
     redirects: tuple[tuple[str, str], ...] = ()
+    digests: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

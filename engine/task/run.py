@@ -10,7 +10,8 @@ for, the open store adapters of staging-mode stores, and the one namespace of
 table the runner was made with (the runtime makes it: this package does not
 know the library), and run with a context from the factory it was given.
 An app task returns its `AppPhases` (on failure its `LeafError` carries their
-record), which the worker sends back beside the result.
+record), which the worker sends back beside the result, with the digest of every
+output the app wrote (`apps`, `staging`).
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class TaskRunner:
                 bytes_in = self._input_bytes(spec.inputs, spec.cwd)
                 began = time.perf_counter()
                 try:
-                    self._run_app(spec)
+                    phases.digests = self._run_app(spec)
                 finally:
                     phases.run_s = time.perf_counter() - began
                     phases.bytes_in = bytes_in()
@@ -120,8 +121,8 @@ class TaskRunner:
         sizes = self._sizers.map(lambda path: _file_bytes((path,), cwd), distinct)  # submitted now
         return lambda: sum(sizes)
 
-    def _run_app(self, spec: AppSpec) -> None:
-        self.apps.run(spec, self.publisher)
+    def _run_app(self, spec: AppSpec) -> dict[str, str]:
+        return self.apps.run(spec, self.publisher)
 
     def _store(self, plan: StagingPlan) -> Any:
         """The store adapter of a staging plan, opened once per process."""

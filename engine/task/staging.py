@@ -8,7 +8,11 @@ store (each appears whole, or not at all); a failed task pushes nothing. With
 app runs instead, and the feeders are joined once it has exited: a failed
 download fails the task before anything is pushed. The caller opens the store
 adapter (once per worker process: `TaskRunner`). Each step's time and bytes
-go into the task's `AppPhases`.
+go into the task's `AppPhases`, with the digests of its outputs (taken by `apps`
+before they leave scratch). An input whose producer's digest the plan carries must
+match it: a copied input is digested once it is in scratch (a read from the page
+cache), a streamed one as it passes through its feeder; a mismatch fails the task,
+not retried, before anything is pushed.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ from typing import Any, Callable
 
 from engine.task import scratch as scratch_dirs
 from engine.task.contract import AppPhases, AppSpec, LeafError, StagingPlan
+from hostkit.digests import file_digest, mismatch_message
 
 
-def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[AppSpec], None],
+def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[AppSpec], dict[str, str]],
                phases: AppPhases) -> None:
     """Stage in from `adapter`'s store, run `run(local_spec)`, stage out; LeafError on any failure."""
     from storage_adapters import StorageError
@@ -40,6 +45,7 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
             else:
                 local = stage_in(adapter, plan.inputs, os.path.join(scratch, "in"))
                 phases.bytes_in = sum(os.path.getsize(path) for path in local.values())
+                _check_inputs(plan, {logical: file_digest(local[logical]) for logical, _ in plan.digests}, adapter)
         except (StorageError, OSError) as e:
             raise LeafError(f"staging in failed: {e}", retriable=True) from None
         out_dir = os.path.join(scratch, "out")
@@ -56,7 +62,7 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
         started = time.perf_counter()
         phases.stage_in_s = started - began
         try:
-            run(local_spec)
+            digests = run(local_spec)
         finally:
             try:
                 if streams is not None:
@@ -64,6 +70,9 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
             finally:
                 phases.run_s = time.perf_counter() - started
         ran = started + phases.run_s
+        if streams is not None:
+            _check_inputs(plan, streams.digests(), adapter)
+        phases.digests = {logical: digests[path] for logical, path in outputs.items() if path in digests}
         try:
             phases.bytes_out = stage_out(adapter, {path: logical for logical, path in outputs.items()},
                                          succeeded=True)
@@ -74,6 +83,17 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
         if streams is not None:
             streams.close()  # no feeder outlives the task, even if it failed before its app ran
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _check_inputs(plan: StagingPlan, found: dict[str, str], adapter: Any) -> None:
+    """Every input the plan has a producer's digest for, and that was read whole (`found`),
+    must match it; else the task fails, not retried: the store holds other bytes than were
+    written, and running again would read them again."""
+    for logical, recorded in plan.digests:
+        digest = found.get(logical)
+        if digest is not None and digest != recorded:
+            raise LeafError(f"staging in failed: {mismatch_message(logical, adapter.describe(), recorded, digest)}",
+                            retriable=False)
 
 
 def _finish_streams(streams: Any, phases: AppPhases) -> None:

@@ -1,0 +1,52 @@
+"""Content digests of files, as the run log records them: `blake3:<64 hex digits>`.
+
+One name for one algorithm, so that a digest read back from a log says how to
+check it. BLAKE3 on one thread hashes about 7 GB/s here (SHA-256: 2 GB/s), so a
+digest taken while a file is copied, or read once from the page cache where a
+task just left it, costs little beside the copy. `Digester` hashes bytes as they
+pass (a download, a feeder); `file_digest` reads a file once.
+"""
+
+from __future__ import annotations
+
+from blake3 import blake3
+
+ALGORITHM = "blake3"
+_BLOCK = 1024 * 1024
+
+
+class Digester:
+    """Hashes bytes as they pass; `.digest()` names what has passed so far."""
+
+    def __init__(self) -> None:
+        self._hasher = blake3(max_threads=1)  # a worker shares its cores with the tasks
+
+    def update(self, data: bytes | bytearray | memoryview) -> None:
+        self._hasher.update(data)
+
+    def digest(self) -> str:
+        return f"{ALGORITHM}:{self._hasher.hexdigest()}"
+
+
+def file_digest(path: str) -> str:
+    """The digest of the file at `path` (OSError if it cannot be read)."""
+    digester = Digester()
+    buffer = bytearray(_BLOCK)
+    view = memoryview(buffer)
+    with open(path, "rb", buffering=0) as handle:
+        while count := handle.readinto(buffer):
+            digester.update(view[:count])
+    return digester.digest()
+
+
+def bytes_digest(data: bytes) -> str:
+    """The digest of `data`, as `file_digest` gives for a file holding exactly it."""
+    digester = Digester()
+    digester.update(data)
+    return digester.digest()
+
+
+def mismatch_message(name: str, where: str, recorded: str, found: str) -> str:
+    """What a reader is told when a file is not what its writer digested."""
+    return (f"'{name}' in {where} is not what its producer wrote: its digest was recorded as {recorded}"
+            f" when it was written, and what was read has {found}")
