@@ -33,6 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import throughput_ours as ours  # noqa: E402  (puts the checkout on the path)
+from hostkit.program import swiftcloud_command  # noqa: E402
 
 ROOT = ours.ROOT
 
@@ -41,7 +42,8 @@ def _run(code: Path, workdir: Path, args: list[str], storage: list[str]) -> ours
     """One `swiftcloud run` of the code in `code`, from `workdir`; timed."""
     run_dir = workdir / f"run-{time.monotonic_ns()}"
     env = {**os.environ, "PYTHONPATH": str(code), "SWIFT_TMP": str(workdir)}
-    command = [sys.executable, "-m", "swiftcloud", "run", "-n", "3", "--run-dir", str(run_dir), *storage, *args]
+    # The code under test is the one on PYTHONPATH (this checkout or the baseline's worktree).
+    command = swiftcloud_command("run", "-n", "3", "--run-dir", str(run_dir), *storage, *args)
     started = time.perf_counter()
     result = subprocess.run(command, cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True, timeout=3600, stdin=subprocess.DEVNULL)

@@ -18,6 +18,17 @@ def free_port(host: str = LOOPBACK) -> int:
         return probe.getsockname()[1]
 
 
+def bindable(port: int, host: str = LOOPBACK) -> bool:
+    """Could a server bind host:port now (nobody holds it)?"""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers do: TIME_WAIT is no obstacle
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
 def port_open(port: int, host: str = LOOPBACK, timeout: float = 0.5) -> bool:
     """True when something accepts TCP connections on host:port."""
     try:

@@ -17,3 +17,8 @@ class StoragePathError(StorageError, ValueError):
 
 class StorageTransferError(StorageError):
     """A transfer between the store and local disk failed (after the backend's own retries)."""
+
+
+class StorageUnavailableError(StorageTransferError):
+    """The store's server could not be reached (refused, reset, timed out, or answered that it is
+    not ready): a fault that a restart of the server ends, worth retrying for a while."""

@@ -25,12 +25,14 @@ import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
+from boto3.exceptions import S3UploadFailedError
 from boto3.s3.transfer import TransferConfig
-from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
+from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from hostkit.errors import StorageConfigError
 from storage_adapters.base import AtomicWriter, DIRECTORY, FILE, FileInfo, StorageAdapter, StoreFile, remove_quietly
-from storage_adapters.errors import StorageTransferError
+from storage_adapters.errors import StorageTransferError, StorageUnavailableError
 from storage_adapters.paths import is_temp_name
 from storage_adapters.s3client import make_client
 from storage_adapters.services import minio
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 
 MB = 1024 * 1024
 _MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
+# A server restarting answers 503 until it is ready (MinIO: XMinioServerNotInitialized).
+_NOT_READY_CODES = {"503", "ServiceUnavailable", "SlowDown", "XMinioServerNotInitialized"}
 _CREDENTIAL_CODES = {"403", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidToken"}
 
 
@@ -149,14 +153,20 @@ class S3Adapter(StorageAdapter):
 
     @contextlib.contextmanager
     def _translated(self, path: str) -> Iterator[None]:
-        """Turn boto errors into FileNotFoundError or a redacted StorageTransferError."""
+        """Turn boto errors into FileNotFoundError or a redacted StorageTransferError (its
+        StorageUnavailableError kind when the server could not be reached or was not ready)."""
         try:
             yield
-        except ClientError as error:
-            code = error.response.get("Error", {}).get("Code", "")
+        except (ClientError, S3UploadFailedError) as error:
+            # upload_file wraps the ClientError it caught in an S3UploadFailedError.
+            answer = error if isinstance(error, ClientError) else error.__context__
+            code = answer.response.get("Error", {}).get("Code", "") if isinstance(answer, ClientError) else ""
             if code in _MISSING_CODES:
                 raise FileNotFoundError(errno.ENOENT, f"no such file in {self.describe()}", path) from error
-            raise StorageTransferError(self.redact(f"{self.describe()}: {path}: {error}")) from error
+            kind = StorageUnavailableError if code in _NOT_READY_CODES else StorageTransferError
+            raise kind(self.redact(f"{self.describe()}: {path}: {error}")) from error
+        except (BotoConnectionError, HTTPClientError) as error:  # refused, reset, timed out: after boto's retries
+            raise StorageUnavailableError(self.redact(f"{self.describe()}: {path}: {error}")) from error
         except BotoCoreError as error:
             raise StorageTransferError(self.redact(f"{self.describe()}: {path}: {error}")) from error
 

@@ -14,7 +14,8 @@ As in Parsl's data providers, staging strategies are small objects with a
   atomic on the store side.
 
 A failed task (`succeeded=False`) pushes nothing. Transfers of one task run
-concurrently on a few threads. With `staging = "stream"` on a store that reads
+concurrently on a few threads; each is retried while the store's server cannot be
+reached, for a bounded time (`retries`). With `staging = "stream"` on a store that reads
 as a stream (s3, scp), `stream_in` replaces the download by FIFOs fed while the
 task runs (`storage_adapters.streaming`); other stores copy.
 """
@@ -28,6 +29,7 @@ from typing import Protocol, TypeVar
 
 from hostkit.errors import StorageConfigError
 from storage_adapters.base import StorageAdapter, remove_quietly
+from storage_adapters.retries import retrying
 from storage_adapters.streaming import InputStreams, open_streams
 
 TRANSFER_THREADS = 4
@@ -75,7 +77,8 @@ class TransferStaging:
     def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str) -> dict[str, str]:
         targets = {logical: os.path.join(scratch_dir, *logical.split("/")) for logical in logical_paths}
         try:
-            _concurrently([lambda l=logical, t=target: adapter.get_file(l, t) for logical, target in targets.items()])
+            _concurrently([lambda l=logical, t=target: retrying(adapter, lambda: adapter.get_file(l, t))
+                           for logical, target in targets.items()])
         except BaseException:
             for target in targets.values():
                 remove_quietly(target)
@@ -83,7 +86,8 @@ class TransferStaging:
         return targets
 
     def stage_out(self, adapter: StorageAdapter, outputs: dict[str, str]) -> int:
-        return sum(_concurrently([lambda s=local, d=logical: adapter.put_file(s, d) for local, logical in outputs.items()]))
+        return sum(_concurrently([lambda s=local, d=logical: retrying(adapter, lambda: adapter.put_file(s, d))
+                                  for local, logical in outputs.items()]))
 
 
 STRATEGIES: list[StagingStrategy] = [SharedPathStaging(), TransferStaging()]

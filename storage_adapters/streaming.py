@@ -12,7 +12,9 @@ be published (`close()` joins them quietly, for a task that failed anyway).
 A feeder that fails still opens and closes its FIFO, so an app waiting on it
 sees end of file instead of hanging. An app that stops reading early is not a
 failure. Each feeder digests the bytes it passes on (`hostkit.digests`);
-`InputStreams.digests()` gives those of the inputs fed to their end. A FIFO cannot seek: this suits apps that read each input once, front
+`InputStreams.digests()` gives those of the inputs fed to their end. Opening an
+input is retried while its server cannot be reached (`retries`); a stream cut
+midway is not (the app has read part of it) and fails the task. A FIFO cannot seek: this suits apps that read each input once, front
 to back.
 """
 
@@ -26,6 +28,7 @@ from collections.abc import Iterable
 from hostkit.digests import Digester
 from storage_adapters.base import StorageAdapter
 from storage_adapters.errors import StorageTransferError
+from storage_adapters.retries import retrying
 
 CHUNK = 1024 * 1024
 # Linux F_SETPIPE_SZ: a 1 MiB pipe lets a feeder run a chunk ahead of the reader.
@@ -46,7 +49,7 @@ class _Feeder(threading.Thread):
 
     def run(self) -> None:
         try:
-            source = self.adapter.open(self.logical, "rb")
+            source = retrying(self.adapter, lambda: self.adapter.open(self.logical, "rb"))
         except BaseException as error:  # reported by finish(); the reader must still see EOF
             self.error = error
             self._release_reader()

@@ -38,6 +38,7 @@ QUICK_MODULES = frozenset({
     "storage/test_local.py",
     "storage/test_paths.py",
     "storage/test_config.py",
+    "storage/test_retries.py",
 })
 
 

@@ -29,13 +29,16 @@ import hashlib
 import os
 import shutil
 import uuid
-from typing import Any, Optional
+from collections.abc import Callable
+from typing import Any, Optional, TypeVar
 
 from engine.errors import SwiftRuntimeError
 from engine.runtime import files
 from engine.runtime.builtins.globbing import store_glob, tcl_glob
 from engine.runtime.integrity import FileDigests
 from hostkit.digests import file_digest
+
+T = TypeVar("T")
 from engine.task import scratch
 
 
@@ -172,15 +175,17 @@ class StoreFiles:
         self.publish(self.local_copy(src), dest)
 
     def exists(self, path: str) -> bool:
-        return bool(self.adapter.isfile(self.user_path(path)))
+        logical = self.user_path(path)
+        return bool(_retrying(self.adapter, lambda: self.adapter.isfile(logical)))
 
     def signature(self, path: str) -> Optional[list[int]]:
         """A file's version for `--resume`: size and modification time on a mounted store,
         the size the store reports in staging mode; None if it is missing."""
         if self.mode == "shared":
             return _stat_signature(self.task_path(path))
+        logical = self.user_path(path)
         try:
-            return [self.adapter.info(self.user_path(path)).size]
+            return [_retrying(self.adapter, lambda: self.adapter.info(logical)).size]
         except FileNotFoundError:
             return None
 
@@ -220,7 +225,7 @@ class StoreFiles:
     def _transfer(self, action: Any, what: str) -> None:
         from storage_adapters import StorageError
         try:
-            action()
+            _retrying(self.adapter, action)
         except FileNotFoundError as e:
             raise SwiftRuntimeError(f"could not {what}: not found in {self.adapter.describe()}") from e
         except StorageError as e:
@@ -237,6 +242,14 @@ class StoreFiles:
         finally:
             shutil.rmtree(self.cache_dir, ignore_errors=True)
             self.adapter.close()
+
+
+def _retrying(adapter: Any, action: Callable[[], T]) -> T:
+    """`action()` on the store, retried while its server cannot be reached (`storage_adapters.retries`)."""
+    # Deferred, as every use of the storage package here: it costs a run on local paths about
+    # 9 ms of start-up, and only a run on a store needs it.
+    from storage_adapters.retries import retrying
+    return retrying(adapter, action)
 
 
 def _stat_signature(path: str) -> Optional[list[int]]:

@@ -2,7 +2,10 @@
 
 `start` runs `minio server` on two free loopback ports (API and console) with
 root credentials generated once and kept in the state file, waits for the
-health endpoint, and creates the default bucket `swiftcloud`. The binary is
+health endpoint, and creates the default bucket `swiftcloud`. Started again in
+the same state directory, it takes the ports it had if they are free: clients
+that were using it (a run's workers, a config naming its endpoint) reconnect to
+the restarted server as to a real one. The binary is
 found through `$SWIFTCLOUD_MINIO`, `$SWIFTCLOUD_TOOLS_BIN`, `PATH`,
 `/opt/swiftcloud/bin` (where setup.d/20-storage.sh builds it) or `~/go/bin`.
 """
@@ -16,7 +19,7 @@ import urllib.error
 import urllib.request
 
 from hostkit.errors import MissingDependencyError, ServiceError
-from hostkit.ports import LOOPBACK, free_port
+from hostkit.ports import LOOPBACK, bindable, free_port
 from hostkit.processes import spawn, stop_process, wait_until
 from hostkit.records import (
     LOG_FILE,
@@ -91,8 +94,12 @@ def start(state_dir: str) -> ServiceRecord:
     env = {**os.environ, **server_environment(credentials)}
     log_path = os.path.join(directory, LOG_FILE)
     hidden = tuple(credentials.values())
+    earlier = (previous.info.get("port"), previous.info.get("console_port")) if previous else (None, None)
     for attempt in range(3):
-        port, console_port = free_port(), free_port()
+        if attempt == 0 and all(isinstance(p, int) and bindable(p) for p in earlier):
+            port, console_port = earlier  # type: ignore[assignment]
+        else:
+            port, console_port = free_port(), free_port()
         argv = server_argv(binary, os.path.join(directory, "data"), LOOPBACK, port, console_port)
         process = spawn(argv, log_path, env)
         try:

@@ -1,0 +1,127 @@
+"""A store's server killed (kill -9) and restarted under a running workflow: the run finishes, unharmed.
+
+MinIO of the test's own (a state directory of this module) serves a 201-task workflow
+(100 writers of 256 KiB -> 100 sha256 -> merge) staged through S3. Once 40 tasks have
+ended, per the run log, MinIO is killed with SIGKILL and started again on the same port
+and data. Transfers that meet the dead server are retried (`storage_adapters.retries`),
+so the run must end with status 0, every task succeeding at its first attempt, tasks
+ending after the restart, and outputs byte-identical to a run on local paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from hostkit.errors import MissingDependencyError
+from hostkit.processes import stop_process
+from hostkit.records import ServiceRecord
+from storage_adapters import open_storage
+from storage_adapters.services import minio
+
+REPO = Path(__file__).resolve().parents[2]
+TASKS = 201
+KILL_AFTER = 40
+SCRIPT = """\
+app (file o) writer (file t, int i) { "cp" t o }
+app (file o) digest (file i) { "sha256sum" @stdin=i @stdout=o }
+app (file o) merge (file d[]) { "cat" d @stdout=o }
+file template = input_file("template.dat");
+file sums[];
+foreach i in [1:100] {
+  file data <sprintf("data/%i.dat", i)> = writer(template, i);
+  sums[i] = digest(data);
+}
+file merged <"merged.txt"> = merge(sums);
+"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ServiceRecord]]:
+    """(state directory, record) of a MinIO only this module uses; stopped by its last PID."""
+    try:
+        minio.find_binary()
+    except MissingDependencyError as error:
+        pytest.skip(f"MinIO cannot run here: {error}")
+    state = str(tmp_path_factory.mktemp("faults-minio"))
+    record = minio.start(state)
+    try:
+        yield state, record
+    finally:
+        latest = minio.status(state)
+        if latest is not None:
+            stop_process(latest.pid, latest.create_time)
+
+
+def swiftcloud(cwd: Path, state: str, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SWIFTCLOUD_STATE_DIR": state}
+    return subprocess.Popen([sys.executable, "-m", "swiftcloud", *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+
+
+def ends(run_dir: Path) -> list[dict]:
+    try:
+        lines = (run_dir / "events.jsonl").read_text().splitlines()
+    except FileNotFoundError:
+        return []
+    records = []
+    for line in lines:
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            break  # a line being written
+    return [record for record in records if record["event"] == "end"]
+
+
+def kill_hard(record: ServiceRecord) -> None:
+    """SIGKILL the server and wait until the process is gone (so its port is free)."""
+    process = psutil.Process(record.pid)
+    os.kill(record.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+def test_minio_killed_and_restarted_mid_run(server: tuple[str, ServiceRecord], tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    state, record = server
+    (tmp_path / "w.swift").write_text(SCRIPT)
+    (tmp_path / "template.dat").write_bytes(os.urandom(256 * 1024))
+    plain = swiftcloud(tmp_path, state, "run", "-n", "3", "--transport", "local", "--run-dir", "plain", "w.swift")
+    assert plain.wait(timeout=300) == 0, plain.stderr.read() if plain.stderr else ""
+
+    work = tmp_path / "s3"
+    work.mkdir()
+    (work / "w.swift").write_text(SCRIPT)
+    (work / "template.dat").write_bytes((tmp_path / "template.dat").read_bytes())
+    run = swiftcloud(work, state, "run", "-n", "3", "--transport", "local", "--storage", "s3", "--run-dir", "run",
+                     "w.swift")
+    deadline = time.monotonic() + 300
+    while len(ends(work / "run")) < KILL_AFTER:
+        assert run.poll() is None, f"the run ended before the fault: {run.communicate()[1]}"
+        assert time.monotonic() < deadline, "the run did not get going"
+        time.sleep(0.05)
+    kill_hard(record)
+    killed_at = time.time()
+    restarted = minio.start(state)
+    assert restarted.info["port"] == record.info["port"] and restarted.pid != record.pid
+    restarted_at = time.time()
+    _, stderr = run.communicate(timeout=300)
+    assert run.returncode == 0, stderr
+
+    finished = ends(work / "run")
+    assert len(finished) == TASKS and all(r["status"] == "ok" and r["attempts"] == 1 for r in finished)
+    assert sum(r["time"] < killed_at for r in finished) >= KILL_AFTER
+    assert sum(r["time"] > restarted_at for r in finished) >= 1  # the run went on through the restart
+    monkeypatch.setenv("SWIFTCLOUD_STATE_DIR", state)
+    with open_storage("s3") as store:
+        for name in ("merged.txt", "data/1.dat", "data/100.dat"):
+            assert hashlib.sha256(store.cat(name)).digest() == hashlib.sha256((tmp_path / name).read_bytes()).digest()

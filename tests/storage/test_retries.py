@@ -1,0 +1,87 @@
+"""Transfers retried while a store's server cannot be reached, for a bounded time (`storage_adapters.retries`).
+
+A clock and a sleep of the test's own stand in for time: the schedule of retries is
+checked exactly, with no waiting. The S3 adapter's translation of boto's errors into
+the unavailable kind is checked against a real port nobody listens on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hostkit.ports import free_port
+from storage_adapters.errors import StorageTransferError, StorageUnavailableError
+from storage_adapters.local import LocalAdapter
+from storage_adapters.retries import MAX_DELAY_S, UNAVAILABLE_RETRY_S, retrying
+from storage_adapters.s3 import S3Adapter
+
+
+class FakeTime:
+    """A clock that moves only when slept on; records the sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def store(tmp_path) -> LocalAdapter:  # type: ignore[no-untyped-def]
+    return LocalAdapter(str(tmp_path), name="lab")
+
+
+def test_a_server_back_within_the_window_is_waited_for(store: LocalAdapter) -> None:
+    time = FakeTime()
+    failures = iter([ConnectionRefusedError(111, "Connection refused")] * 5)
+
+    def request() -> str:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return "answered"
+
+    assert retrying(store, request, clock=time.clock, sleep=time.sleep) == "answered"
+    assert time.sleeps == [0.25, 0.5, 1.0, 2.0, 4.0]
+
+
+def test_a_server_that_stays_down_fails_after_the_window_naming_the_store(store: LocalAdapter) -> None:
+    time = FakeTime()
+    calls = []
+
+    def request() -> None:
+        calls.append(time.now)
+        raise ConnectionResetError(104, "Connection reset by peer")
+
+    with pytest.raises(StorageUnavailableError) as caught:
+        retrying(store, request, clock=time.clock, sleep=time.sleep)
+    assert str(caught.value) == (f"{store.describe()}: Connection reset by peer (its server could not be "
+                                 f"reached for {UNAVAILABLE_RETRY_S:g} s)")
+    assert max(time.sleeps) == MAX_DELAY_S and calls[-1] <= UNAVAILABLE_RETRY_S
+    assert calls[-1] + MAX_DELAY_S > UNAVAILABLE_RETRY_S  # it tried as long as the window allowed
+
+
+@pytest.mark.parametrize("error", [FileNotFoundError(2, "No such file"), PermissionError(13, "Denied"),
+                                   StorageTransferError("the disk is full")])
+def test_other_failures_are_not_retried(store: LocalAdapter, error: Exception) -> None:
+    time = FakeTime()
+
+    def request() -> None:
+        raise error
+
+    with pytest.raises(type(error)):
+        retrying(store, request, clock=time.clock, sleep=time.sleep)
+    assert time.sleeps == []
+
+
+def test_s3_reports_a_server_it_cannot_reach_as_unavailable(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    adapter = S3Adapter(bucket="b", access_key="key", secret_key="secret-value",
+                        endpoint_url=f"http://127.0.0.1:{free_port()}", name="cloud")
+    with pytest.raises(StorageUnavailableError) as caught:
+        adapter.get_file("in/a.txt", str(tmp_path / "a.txt"))
+    assert "storage 'cloud'" in str(caught.value) and "secret-value" not in str(caught.value)
