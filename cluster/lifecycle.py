@@ -30,6 +30,7 @@ from cluster.regions import DEFAULT_REGIONS, DEFAULT_S3_MBIT, Region, WanPath, p
 from cluster.state import (PREFIX, S3_ADDRESS, S3_OCTET, SUBNET, ClusterState, Node, cluster_dir, forget, gateway,
                            load, region_octet, tag_for)
 from hostkit.errors import ServiceError
+from hostkit.processes import is_running
 from hostkit.program import PROJECT_ROOT
 from hostkit.records import forget_record
 
@@ -169,7 +170,7 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
     cluster = load(directory)
     if cluster is None:
         return False
-    left = _end_processes(cluster.namespaces, _recorded_pids(cluster))
+    left = _end_processes(cluster.namespaces, _recorded(cluster))
     if left:
         raise ServiceError(f"processes {', '.join(map(str, left))} in the cluster's namespaces did not end")
     for namespace in cluster.namespaces:
@@ -220,31 +221,38 @@ def down_orphan(tag: str, report: Report = lambda line: None) -> bool:
     return True
 
 
-def _recorded_pids(cluster: ClusterState) -> list[int]:
-    return [node.holder_pid for node in cluster.nodes] + [entry["pid"] for entry in cluster.processes]
+def _recorded(cluster: ClusterState) -> list[tuple[int, float]]:
+    """(pid, start time) of every process the cluster's record lists."""
+    return ([(node.holder_pid, node.holder_create_time) for node in cluster.nodes]
+            + [(entry["pid"], entry["create_time"]) for entry in cluster.processes])
 
 
-def _end_processes(namespaces: list[str], ours: list[int], patience: float = 5.0) -> list[int]:
-    """SIGTERM, then SIGKILL, every process in `namespaces`; those still there. `ours` are
-    children of this process, if any, to be reaped (a dead process has left its namespaces
-    but would stay a zombie until its parent waits)."""
+def _end_processes(namespaces: list[str], recorded: list[tuple[int, float]], patience: float = 5.0) -> list[int]:
+    """SIGTERM, then SIGKILL, every process in `namespaces` and every recorded one still
+    running; those still there. A recorded process is waited for until it has ended, not only
+    left the namespaces: a process leaves them early in its exit, while it may still be closing
+    its files (a delay line its TUN device). Those that are children of this process are reaped
+    (a dead process would stay a zombie until its parent waits)."""
     def everyone() -> list[int]:
         return [pid for namespace in namespaces for pid in netns.pids(namespace)]
 
+    def still_running() -> list[int]:
+        return [pid for pid, create_time in recorded if is_running(pid, create_time)]
+
     for number in (signal.SIGTERM, signal.SIGKILL):
-        for pid in everyone():
+        for pid in everyone() + still_running():
             try:
                 os.kill(pid, number)
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + patience
-        while everyone() and time.monotonic() < deadline:
+        while (everyone() or still_running()) and time.monotonic() < deadline:
             time.sleep(0.05)
-        for pid in ours:
+        for pid, _ in recorded:
             try:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
-        if not everyone():
+        if not everyone() and not still_running():
             return []
-    return everyone()
+    return everyone() + still_running()

@@ -1,13 +1,14 @@
-"""End-to-end integrity against a real MinIO: S3 objects altered between producer and consumer.
+"""End-to-end integrity against a real MinIO and chirp_server: files altered between producer and consumer.
 
 A workflow's producer writes `data/numbers.txt`; before its consumer runs, an app
 the engine knows nothing of rewrites the object in the bucket with one bit flipped
 (same size, so nothing but the content differs). The consumer's staged input must
 then fail its check against the producer's digest, copied or streamed: a clear
 error naming the file and both digests, exit 1, the consumer's output never
-published, and no retry (`--retries 2`: one attempt). The same alteration between
-a run and its `--resume` is caught too (the producer is reused, its digest read back
-from the restart log), and `swiftcloud verify` reports the altered object.
+published, and no retry (`--retries 2`: one attempt). An alteration between a run
+and its `--resume` is caught too (the producer is reused, its digest read back from
+the restart log): of the S3 object through the API, and of a Chirp file at rest, in
+the chirp_server's data directory; `swiftcloud verify` reports the altered file.
 """
 
 from __future__ import annotations
@@ -17,15 +18,18 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from hostkit.records import ServiceRecord
 from storage_adapters import open_storage
+from storage_adapters.chirp import service as chirp_service
 
 from .conftest import unique_name
+from .mosastore.stores import skip_unless_fuse
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = "data/numbers.txt"
@@ -114,8 +118,61 @@ file out <"data/consumed.txt"> = consume(d, token);
         store.rm("data/token.txt")
 
 
-def test_an_object_altered_before_resume_fails_the_consumer_and_verify_reports_it(
-        bucket: Path, tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class AlteredStore:
+    """A staging store, the settings that name it, and how a test alters a file in it behind
+    swiftcloud's back."""
+
+    config: Path
+    storage: str
+    alter: Callable[[str], None]
+
+
+@pytest.fixture(scope="module")
+def chirp_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A chirp_server (and its mount, which this module does not use) in a state directory of its own."""
+    chirp_service.find_binary()  # not installed: an error, never a skip (setup installs it)
+    skip_unless_fuse()
+    state = tmp_path_factory.mktemp("chirp-integrity")
+    chirp_service.start(str(state))
+    try:
+        yield state
+    finally:
+        chirp_service.stop(str(state))
+        chirp_service.purge(str(state))
+
+
+@pytest.fixture(params=["s3", "chirp"])
+def altered_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AlteredStore]:
+    """S3 altered through its API (one bit of the object, rewritten whole); Chirp altered at rest,
+    one bit of the file in the server's own data directory."""
+    if request.param == "s3":
+        config = request.getfixturevalue("bucket") / "swiftcloud.toml"
+
+        def alter_object(name: str) -> None:
+            with open_storage("copy", str(config)) as store:
+                data = bytearray(store.cat(name))
+                data[0] ^= 1
+                store.pipe(name, bytes(data))
+        yield AlteredStore(config, "copy", alter_object)
+        return
+    state = request.getfixturevalue("chirp_state")
+    config, subdir = tmp_path / "chirp.toml", unique_name("integrity")
+    config.write_text(f'[storage.chirp]\nmode = "staging"\nsubdir = "{subdir}"\n')
+    root = Path(chirp_service.data_directory(str(state), "node0"), "root", subdir)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SWIFTCLOUD_STATE_DIR", str(state))
+
+        def alter_at_rest(name: str) -> None:
+            with open(root / name, "r+b") as stored:
+                first = stored.read(1)
+                stored.seek(0)
+                stored.write(bytes([first[0] ^ 1]))
+        yield AlteredStore(config, "chirp", alter_at_rest)
+
+
+def test_a_file_altered_before_resume_fails_the_consumer_and_verify_reports_it(
+        altered_store: AlteredStore, bucket: Path, tmp_path: Path) -> None:
     marker = tmp_path / "fail-now"
     marker.write_text("")
     (tmp_path / "w.swift").write_text(f"""\
@@ -124,20 +181,17 @@ app (file o) consume (file i) {{ "{sys.executable}" "{bucket / 'fail_if.py'}" "{
 file d <"{DATA}"> = produce();
 file out <"data/resumed.txt"> = consume(d);
 """)
-    config = str(bucket / "swiftcloud.toml")
+    config, storage = str(altered_store.config), altered_store.storage
     first = swiftcloud(tmp_path, "run", "-n", "3", "--transport", "local", "--config", config,
-                       "--storage", "copy", "--run-dir", "first", "w.swift")
+                       "--storage", storage, "--run-dir", "first", "w.swift")
     assert first.returncode == 1 and "failing on purpose" in first.stderr, first.stderr
     verified = swiftcloud(tmp_path, "verify", "first")
     assert verified.returncode == 0 and "1 unchanged" in verified.stdout, verified.stdout + verified.stderr
 
-    with open_storage("copy", config) as store:
-        data = bytearray(store.cat(DATA))
-        data[0] ^= 1
-        store.pipe(DATA, bytes(data))
+    altered_store.alter(DATA)
     marker.unlink()
     second = swiftcloud(tmp_path, "run", "-n", "3", "--transport", "local", "--config", config,
-                        "--storage", "copy", "--run-dir", "second", "--resume-from", "first", "w.swift")
+                        "--storage", storage, "--run-dir", "second", "--resume-from", "first", "w.swift")
     assert second.returncode == 1, second.stderr
     assert "1 app task(s) reused" in second.stderr
     assert_mismatch_reported(second.stderr)
@@ -146,6 +200,6 @@ file out <"data/resumed.txt"> = consume(d);
     assert verified.returncode == 1
     changed = [line for line in verified.stdout.splitlines() if line.startswith("changed")]
     assert len(changed) == 1 and DATA in changed[0] and len(DIGEST.findall(changed[0])) == 2, verified.stdout
-    with open_storage("copy", config) as store:
+    with open_storage(storage, config) as store:
         assert not store.isfile("data/resumed.txt")
         store.rm(DATA)
