@@ -76,7 +76,7 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
         try:
             phases.bytes_out = stage_out(adapter, {path: logical for logical, path in outputs.items()},
                                          succeeded=True)
-        except (StorageError, FileNotFoundError) as e:
+        except (StorageError, OSError) as e:  # a store's client may report its failure as an OSError
             raise LeafError(f"staging out failed: {e}", retriable=True) from None
         phases.stage_out_s = time.perf_counter() - ran
     finally:

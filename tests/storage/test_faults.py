@@ -1,11 +1,11 @@
 """A store's server killed (kill -9) and restarted under a running workflow: the run finishes, unharmed.
 
-MinIO of the test's own (a state directory of this module) serves a 201-task workflow
-(100 writers of 256 KiB -> 100 sha256 -> merge) staged through S3. Once 40 tasks have
-ended, per the run log, MinIO is killed with SIGKILL and started again on the same port
-and data. Transfers that meet the dead server are retried (`storage_adapters.retries`),
-so the run must end with status 0, every task succeeding at its first attempt, tasks
-ending after the restart, and outputs byte-identical to a run on local paths.
+A 201-task workflow (100 writers of 256 KiB -> 100 sha256 -> merge) is staged through
+S3 on a MinIO of the test's own; once 40 tasks have ended, per the run log, MinIO is
+killed with SIGKILL and started again on the same port and data. Transfers that meet
+the dead server are retried (`storage_adapters.retries`), so the run must end with
+status 0, every task succeeding at its first attempt, tasks ending after the restart,
+and outputs byte-identical to a run on local paths.
 """
 
 from __future__ import annotations
@@ -90,25 +90,45 @@ def kill_hard(record: ServiceRecord) -> None:
     process.wait(timeout=30)
 
 
-def test_minio_killed_and_restarted_mid_run(server: tuple[str, ServiceRecord], tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    state, record = server
-    (tmp_path / "w.swift").write_text(SCRIPT)
-    (tmp_path / "template.dat").write_bytes(os.urandom(256 * 1024))
-    plain = swiftcloud(tmp_path, state, "run", "-n", "3", "--transport", "local", "--run-dir", "plain", "w.swift")
-    assert plain.wait(timeout=300) == 0, plain.stderr.read() if plain.stderr else ""
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The workflow's directory after a run on local paths (its template is the one every run uses)."""
+    directory = tmp_path_factory.mktemp("plain")
+    (directory / "w.swift").write_text(SCRIPT)
+    (directory / "template.dat").write_bytes(os.urandom(256 * 1024))
+    plain = swiftcloud(directory, str(directory), "run", "-n", "3", "--transport", "local", "--run-dir", "plain",
+                       "w.swift")
+    _, stderr = plain.communicate(timeout=300)
+    assert plain.returncode == 0, stderr
+    return directory
 
-    work = tmp_path / "s3"
+
+def run_until_ended(reference: Path, work: Path, state: str, storage: str, *options: str) -> subprocess.Popen[str]:
+    """Start the workflow on `storage`; return once KILL_AFTER of its tasks have ended."""
     work.mkdir()
-    (work / "w.swift").write_text(SCRIPT)
-    (work / "template.dat").write_bytes((tmp_path / "template.dat").read_bytes())
-    run = swiftcloud(work, state, "run", "-n", "3", "--transport", "local", "--storage", "s3", "--run-dir", "run",
-                     "w.swift")
+    for name in ("w.swift", "template.dat"):
+        (work / name).write_bytes((reference / name).read_bytes())
+    run = swiftcloud(work, state, "run", "-n", "3", "--transport", "local", *options, "--storage", storage,
+                     "--run-dir", "run", "w.swift")
     deadline = time.monotonic() + 300
     while len(ends(work / "run")) < KILL_AFTER:
         assert run.poll() is None, f"the run ended before the fault: {run.communicate()[1]}"
         assert time.monotonic() < deadline, "the run did not get going"
         time.sleep(0.05)
+    return run
+
+
+def assert_same_outputs(reference: Path, state: str, storage: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SWIFTCLOUD_STATE_DIR", state)
+    with open_storage(storage) as store:
+        for name in ("merged.txt", "data/1.dat", "data/100.dat"):
+            assert hashlib.sha256(store.cat(name)).digest() == hashlib.sha256((reference / name).read_bytes()).digest()
+
+
+def test_minio_killed_and_restarted_mid_run(server: tuple[str, ServiceRecord], reference: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    state, record = server
+    run = run_until_ended(reference, tmp_path / "s3", state, "s3")
     kill_hard(record)
     killed_at = time.time()
     restarted = minio.start(state)
@@ -117,11 +137,8 @@ def test_minio_killed_and_restarted_mid_run(server: tuple[str, ServiceRecord], t
     _, stderr = run.communicate(timeout=300)
     assert run.returncode == 0, stderr
 
-    finished = ends(work / "run")
+    finished = ends(tmp_path / "s3" / "run")
     assert len(finished) == TASKS and all(r["status"] == "ok" and r["attempts"] == 1 for r in finished)
     assert sum(r["time"] < killed_at for r in finished) >= KILL_AFTER
     assert sum(r["time"] > restarted_at for r in finished) >= 1  # the run went on through the restart
-    monkeypatch.setenv("SWIFTCLOUD_STATE_DIR", state)
-    with open_storage("s3") as store:
-        for name in ("merged.txt", "data/1.dat", "data/100.dat"):
-            assert hashlib.sha256(store.cat(name)).digest() == hashlib.sha256((tmp_path / name).read_bytes()).digest()
+    assert_same_outputs(reference, state, "s3", monkeypatch)

@@ -2,13 +2,21 @@
 
 A clock and a sleep of the test's own stand in for time: the schedule of retries is
 checked exactly, with no waiting. The S3 adapter's translation of boto's errors into
-the unavailable kind is checked against a real port nobody listens on.
+the unavailable kind is checked against a real port nobody listens on. A store
+client that reports a failed upload as an OSError fails the task as a staging failure
+(retriable), not as an internal error.
 """
 
 from __future__ import annotations
 
+import errno
+
 import pytest
 
+from engine.task.apps import run_app
+from engine.task.atomic import Publisher
+from engine.task.contract import AppPhases, AppSpec, LeafError, StagingPlan
+from engine.task.staging import run_staged
 from hostkit.ports import free_port
 from storage_adapters.errors import StorageTransferError, StorageUnavailableError
 from storage_adapters.local import LocalAdapter
@@ -85,3 +93,23 @@ def test_s3_reports_a_server_it_cannot_reach_as_unavailable(tmp_path) -> None:  
     with pytest.raises(StorageUnavailableError) as caught:
         adapter.get_file("in/a.txt", str(tmp_path / "a.txt"))
     assert "storage 'cloud'" in str(caught.value) and "secret-value" not in str(caught.value)
+
+
+class FailingUploads(LocalAdapter):
+    """A staging store whose uploads fail as some clients report it (hdfs-native: EIO)."""
+
+    mode = "staging"
+
+    def _put_file(self, local_path: str, path: str) -> None:
+        raise OSError(errno.EIO, 'OperationFailed("Failed to complete file in time")', path)
+
+
+def test_an_upload_failing_with_an_os_error_fails_the_task_as_staging_not_internally(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = FailingUploads(str(tmp_path / "store"), name="flaky")
+    spec = AppSpec(argv=("cp", "/etc/hostname", "out.txt"),
+                   staging=StagingPlan(storage="flaky", config_path=None, inputs=(), outputs=("out.txt",),
+                                       argv_files=(2,)))
+    with pytest.raises(LeafError) as caught:
+        run_staged(spec, spec.staging, store, lambda local: run_app(local, Publisher(), set()), AppPhases())
+    assert caught.value.retriable and caught.value.message.startswith("staging out failed: [Errno 5] OperationFailed")
+    assert not (tmp_path / "store" / "out.txt").exists()
