@@ -57,15 +57,20 @@ def large_file(tmp_path_factory: pytest.TempPathFactory) -> LargeFile:
     return LargeFile(str(path), digest.hexdigest(), LARGE_SIZE)
 
 
-@pytest.fixture(scope="session")
-def minio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
-    """A MinIO on a free loopback port with bucket `swiftcloud`."""
+def started_minio(state_dir: str) -> ServiceRecord:
+    """MinIO started in `state_dir` on free loopback ports, with bucket `swiftcloud` (the test
+    is skipped, naming why, when MinIO cannot run here)."""
     try:
         minio.find_binary()
     except MissingDependencyError as error:
         pytest.skip(f"MinIO cannot run here: {error}")
-    state_dir = str(tmp_path_factory.mktemp("minio-state"))
-    record = minio.start(state_dir)
+    return minio.start(state_dir)
+
+
+@pytest.fixture(scope="session")
+def minio_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
+    """A MinIO on a free loopback port with bucket `swiftcloud`."""
+    record = started_minio(str(tmp_path_factory.mktemp("minio-state")))
     yield record
     stop_process(record.pid, record.create_time)
 

@@ -23,11 +23,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from hostkit.errors import MissingDependencyError
 from hostkit.processes import stop_process
 from hostkit.records import ServiceRecord
 from storage_adapters import open_storage
 from storage_adapters.services import minio
+
+from .conftest import started_minio
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = 201
@@ -49,12 +50,8 @@ file merged <"merged.txt"> = merge(sums);
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ServiceRecord]]:
     """(state directory, record) of a MinIO only this module uses; stopped by its last PID."""
-    try:
-        minio.find_binary()
-    except MissingDependencyError as error:
-        pytest.skip(f"MinIO cannot run here: {error}")
     state = str(tmp_path_factory.mktemp("faults-minio"))
-    record = minio.start(state)
+    record = started_minio(state)
     try:
         yield state, record
     finally:
