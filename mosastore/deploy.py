@@ -32,12 +32,16 @@ def _argv(role: str, *options: str) -> list[str]:
 
 
 def start_manager(directory: str, port: int, secret_file: str, chunk_size: int, log: str,
-                  host: str = LOOPBACK) -> Process:
-    """A manager on `host`:`port` keeping its metadata in `directory`; returns once it answers."""
+                  host: str = LOOPBACK, repair_after: float | None = None) -> Process:
+    """A manager on `host`:`port` keeping its metadata in `directory`; returns once it answers.
+    `repair_after`: seconds before a silent benefactor's chunks are copied elsewhere (None: the
+    manager's default)."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
     os.chmod(directory, 0o700)  # also when an earlier version made it open to others
     argv = _argv("manager", "--listen", f"{host}:{port}", "--db", os.path.join(directory, "meta.db"),
                  "--secret-file", secret_file, "--chunk-size", str(chunk_size))
+    if repair_after is not None:
+        argv += ["--repair-after", str(repair_after)]
     process = spawn(argv, log, module_environment())
     wait_until(lambda: port_open(port, host), process, "the MosaStore manager", log, timeout=30)
     return started("manager", process, log, port)

@@ -5,9 +5,13 @@ open, never one request per chunk), reserve inode numbers for new files,
 ask for a placement plan and commit finished files. Benefactors register by
 heart-beating every second; one that is silent for `dead_after` seconds is
 not given new chunks (its replicas still serve reads when it comes back).
-State lives in SQLite (`metadata.Metadata`), so a restart keeps every
-committed file. A collector thread deletes the chunks of removed or
-replaced files from their benefactors.
+One silent for `repair_after` seconds (30 by default) is lost: a repair
+thread copies each chunk it held from a surviving replica to a live
+benefactor that has none, and points the file at the new copy, as HDFS
+re-replicates the blocks of a dead DataNode; what the lost node held becomes
+garbage, deleted if it ever returns. State lives in SQLite
+(`metadata.Metadata`), so a restart keeps every committed file. A collector
+thread deletes the chunks of removed or replaced files from their benefactors.
 
     python -m mosastore manager --listen 127.0.0.1:7000 \\
         --db /var/lib/mosastore/meta.db --secret-file /etc/mosastore/secret
@@ -41,6 +45,10 @@ log = logging.getLogger("mosastore.manager")
 DEFAULT_CHUNK_SIZE = 1024 * 1024
 READDIR_BATCH = 1000
 GC_BATCH = 2000
+REPAIR_BATCH = 200  # files read from the metadata at a time by the repair thread
+# A repair round that could copy nothing (no survivor, no room) is not run again until the
+# benefactors change, or this long after: a full scan of the metadata costs.
+RESETTLE_S = 60.0
 
 
 def _int(request: Header, key: str) -> int:
@@ -54,10 +62,14 @@ class Manager:
     """The request handlers (`op_*`) and background duties of the manager."""
 
     def __init__(self, metadata: Metadata, secret: bytes, chunk_size: int = DEFAULT_CHUNK_SIZE,
-                 dead_after: float = 4.0) -> None:
+                 dead_after: float = 4.0, repair_after: float = 30.0) -> None:
         self.metadata = metadata
         self.chunk_size = chunk_size
         self.dead_after = dead_after
+        self.repair_after = repair_after
+        self._started = time.monotonic()
+        self._settled: tuple[frozenset[str], frozenset[str]] | None = None  # see RESETTLE_S
+        self._settled_at = 0.0
         # node -> (last heartbeat on the monotonic clock, free bytes, capacity bytes)
         self._seen: dict[str, tuple[float, int, int]] = {}
         self._addresses = metadata.known_benefactors()
@@ -72,6 +84,14 @@ class Manager:
         now = time.monotonic()
         with self._lock:
             return {node: free for node, (seen, free, _) in self._seen.items() if now - seen < self.dead_after}
+
+    def lost(self) -> set[str]:
+        """Benefactors silent for `repair_after` seconds (known ones never heard from since this
+        manager started count from its start)."""
+        now = time.monotonic()
+        with self._lock:
+            return {node for node in self._addresses
+                    if now - self._seen.get(node, (self._started, 0, 0))[0] >= self.repair_after}
 
     def op_heartbeat(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         node, address = check_name(request["node"]), str(request["address"])
@@ -258,6 +278,86 @@ class Manager:
             deleted += len(keys)
         return deleted
 
+    # ----- repair of the replicas of lost benefactors -----
+
+    def repair_forever(self, interval: float = 1.0) -> None:
+        """Re-replicate what lost benefactors held, until `stop()`."""
+        while not self._stopping.wait(interval):
+            try:
+                self.repair()
+            except Exception:  # noqa: BLE001 - keep repairing; what failed is found again next round
+                log.exception("repair failed")
+
+    def repair(self) -> int:
+        """One round: every file with a chunk copy on a lost benefactor gets a new copy on a live
+        one; returns how many chunk copies were made."""
+        lost = self.lost()
+        live = self.live()
+        membership = (frozenset(lost), frozenset(live))
+        if not lost or (membership == self._settled and time.monotonic() - self._settled_at < RESETTLE_S):
+            return 0  # nothing changed since a round that could copy nothing more
+        made, after = 0, 0
+        while files := self.metadata.files_on(lost, after, REPAIR_BATCH):
+            for ino, version, chunks in files:
+                after = ino
+                repaired, copies = [], []
+                for key, nodes, length in chunks:
+                    new_nodes = self._copied_elsewhere(key, nodes, length, lost, live)
+                    repaired.append([key, new_nodes, length])
+                    copies += [[key, [node], length] for node in new_nodes if node not in nodes]
+                if not copies:
+                    continue  # no survivor or no room: tried again next round
+                if self.metadata.replace_chunks(ino, version, repaired):
+                    # The copies replaced are garbage: deleted if their lost nodes ever come back.
+                    self.metadata.add_garbage([[key, [n for n in nodes if n not in new[1]], length]
+                                               for (key, nodes, length), new in zip(chunks, repaired)])
+                    made += len(copies)
+                else:  # rewritten or removed meanwhile: the new copies belong to no file
+                    self.metadata.add_garbage(copies)
+        if not made:
+            self._settled, self._settled_at = membership, time.monotonic()
+        else:
+            log.info("re-replicated %d chunk copies held by lost benefactor(s) %s", made, ", ".join(sorted(lost)))
+        return made
+
+    def _copied_elsewhere(self, key: str, nodes: list[str], length: int, lost: set[str],
+                          live: dict[str, int]) -> list[str]:
+        """The nodes of chunk `key` with each copy on a lost node replaced by a new one on a
+        live node that had none, as far as a survivor and room allow."""
+        sources = [node for node in nodes if node in live]
+        spare = sorted((node for node in live if node not in nodes), key=lambda node: -live[node])
+        result = []
+        for node in nodes:
+            if node not in lost or not sources or not spare:
+                result.append(node)
+                continue
+            target = spare.pop(0)
+            try:
+                self._copy(key, length, sources, target)
+            except OSError as error:
+                log.warning("could not copy chunk %s to %s: %s", key, target, error)
+                result.append(node)
+                continue
+            result.append(target)
+        return result
+
+    def _copy(self, key: str, length: int, sources: list[str], target: str) -> None:
+        """Chunk `key` from the first source that serves it whole to `target` (digests checked on
+        both legs by the channel)."""
+        failures = []
+        for source in sources:
+            try:
+                _, data = self._pools.get(self._addresses[source]).call("get", key=key)
+            except OSError as error:
+                failures.append(f"{source}: {error.strerror or error}")
+                continue
+            if len(data) != length:
+                failures.append(f"{source}: {len(data)} bytes, expected {length}")
+                continue
+            self._pools.get(self._addresses[target]).call("put", data, key=key)
+            return
+        raise OSError(errno.EIO, "no survivor served it (" + "; ".join(failures) + ")")
+
     def stop(self) -> None:
         self._stopping.set()
         self._pools.close()
@@ -282,6 +382,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, help="bytes per chunk (default 1 MiB)")
     parser.add_argument("--dead-after", type=float, default=4.0,
                         help="seconds without heartbeat before a benefactor is dead")
+    parser.add_argument("--repair-after", type=float, default=30.0,
+                        help="seconds without heartbeat before a benefactor is lost and what it held is"
+                             " copied elsewhere (default 30)")
     parser.add_argument("--durable", action="store_true", help="fsync every metadata transaction")
     args = parser.parse_args(argv)
     setup_logging("manager")
@@ -289,11 +392,14 @@ def main(argv: list[str] | None = None) -> int:
     secret = check_secret(read_secret_file(args.secret_file))
     if not 4096 <= args.chunk_size <= 64 * 1024 * 1024:
         parser.error("--chunk-size must be between 4 KiB and 64 MiB")
+    if args.repair_after < args.dead_after:
+        parser.error("--repair-after must be at least --dead-after: a node is lost only once it is dead")
     metadata = Metadata(args.db, durable=args.durable)
-    manager = Manager(metadata, secret, args.chunk_size, args.dead_after)
+    manager = Manager(metadata, secret, args.chunk_size, args.dead_after, args.repair_after)
     host, _, port = args.listen.rpartition(":")
     server = Server(manager, "manager", secret, host, int(port))
     threading.Thread(target=manager.collect_garbage_forever, daemon=True).start()
+    threading.Thread(target=manager.repair_forever, daemon=True).start()
     log.info("manager listening on %s:%s, metadata in %s", server.host, server.port, args.db)
     try:
         run_until_signal(server.serve_forever)

@@ -326,6 +326,32 @@ class Metadata:
         with self._tx() as db:
             db.executemany("DELETE FROM garbage WHERE key = ? AND node = ?", pairs)
 
+    # ----- repair of lost replicas -----
+
+    def files_on(self, nodes: set[str], after: int, limit: int) -> list[tuple[int, int, list[list[Any]]]]:
+        """(ino, version, chunks) of up to `limit` files with inode numbers above `after` that
+        have a chunk copy on one of `nodes`, in inode order."""
+        found: list[tuple[int, int, list[list[Any]]]] = []
+        with self._tx() as db:
+            rows = db.execute("SELECT ino, version, chunks FROM inodes WHERE ino > ? AND chunks != '[]' "
+                              "ORDER BY ino", (after,))
+            for row in rows:
+                chunks = json.loads(row["chunks"])
+                if any(node in nodes for chunk in chunks for node in chunk[1]):
+                    found.append((row["ino"], row["version"], chunks))
+                    if len(found) == limit:
+                        break
+        return found
+
+    def replace_chunks(self, ino: int, version: int, chunks: list[list[Any]]) -> bool:
+        """Give file `ino` the same content on other copies (`chunks`), if it is still at
+        `version`; False if it was rewritten or removed meanwhile. Its version and times stay:
+        its bytes did not change."""
+        with self._tx() as db:
+            changed = db.execute("UPDATE inodes SET chunks = ? WHERE ino = ? AND version = ?",
+                                 (json.dumps(chunks), ino, version)).rowcount
+        return changed == 1
+
     # ----- helpers (inside a transaction) -----
 
     def _drop_file(self, db: sqlite3.Connection, row: sqlite3.Row) -> None:

@@ -41,8 +41,9 @@ def _secret(directory: str) -> str:
 
 
 def start(state_dir: str, benefactors: int = DEFAULT_BENEFACTORS, chunk_size: int = DEFAULT_CHUNK_SIZE,
-          emulate_link_mbps: float = 0.0) -> ServiceRecord:
-    """Start manager, benefactors and mount (or return the running store)."""
+          emulate_link_mbps: float = 0.0, repair_after: float | None = None) -> ServiceRecord:
+    """Start manager, benefactors and mount (or return the running store); `repair_after` as
+    `deploy.start_manager`'s."""
     existing = running_record(state_dir, NAME)
     if existing is not None:
         return existing
@@ -56,7 +57,7 @@ def start(state_dir: str, benefactors: int = DEFAULT_BENEFACTORS, chunk_size: in
     try:
         manager_port = free_port()
         manager = deploy.start_manager(os.path.join(directory, "manager"), manager_port, secret_file, chunk_size,
-                                       os.path.join(directory, "manager.log"))
+                                       os.path.join(directory, "manager.log"), repair_after=repair_after)
         started.append(manager)
         address = f"127.0.0.1:{manager_port}"
         nodes = node_names(benefactors)

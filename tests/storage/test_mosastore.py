@@ -502,6 +502,35 @@ def test_killing_a_benefactor_during_replicated_reads_loses_nothing(tmp_path: Pa
         assert victim_node not in location(mount_of(record) / "after-loss.bin")
 
 
+def test_a_lost_benefactors_copies_are_made_again_on_the_others(tmp_path: Path) -> None:
+    """Issue 30 item 2: 4 benefactors, files replicated twice. The holder of every file's first
+    copy is killed; once it is lost (`repair_after`, here 4 s: as soon as it is dead) the
+    manager copies what it held to the others, so that no file names it any more. Then the
+    other original holder of f0 is killed too: every file still reads back whole, from the
+    copies the repair made."""
+    with running_store(str(tmp_path / "state"), benefactors=4, repair_after=4.0) as record:
+        root = mount_of(record) / "inputs"
+        root.mkdir()
+        os.setxattr(root, "user.mosastore.placement", b"replicate:2")
+        payloads = {f"f{index}": os.urandom(3 * MB + index) for index in range(6)}
+        for name, data in payloads.items():
+            write_as("node1", root / name, data)  # the writer's node holds the first copy
+        holders = {name: location(root / name) for name in payloads}
+        assert all(len(nodes) == 2 and "node1" in nodes for nodes in holders.values()), holders
+        benefactors = {p.node: p for p in service.processes(record) if p.role == "benefactor"}
+        os.kill(benefactors["node1"].pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while any("node1" in location(root / name) for name in payloads):
+            assert time.monotonic() < deadline, {name: location(root / name) for name in payloads}
+            time.sleep(0.2)
+        repaired = {name: location(root / name) for name in payloads}
+        assert all(len(nodes) == 2 for nodes in repaired.values()), repaired
+        second = holders["f0"][1] if holders["f0"][0] == "node1" else holders["f0"][0]
+        os.kill(benefactors[second].pid, signal.SIGKILL)
+        for name, data in payloads.items():
+            assert _read_uncached(root / name) == data, name
+
+
 def test_a_manager_restart_keeps_every_closed_file(tmp_path: Path) -> None:
     with running_store(str(tmp_path / "state"), benefactors=2) as record:
         adapter = adapter_for(record, "kept")
