@@ -1,11 +1,14 @@
-"""A store's server killed (kill -9) and restarted under a running workflow: the run finishes, unharmed.
+"""Storage servers killed (kill -9) under a running workflow: the run finishes, unharmed.
 
-A 201-task workflow (100 writers of 256 KiB -> 100 sha256 -> merge) is staged through
-S3 on a MinIO of the test's own; once 40 tasks have ended, per the run log, MinIO is
-killed with SIGKILL and started again on the same port and data. Transfers that meet
-the dead server are retried (`storage_adapters.retries`), so the run must end with
-status 0, every task succeeding at its first attempt, tasks ending after the restart,
-and outputs byte-identical to a run on local paths.
+A 201-task workflow (100 writers of 256 KiB -> 100 sha256 -> merge) runs on a store of
+the test's own; once 40 tasks have ended, per the run log, a server is killed with
+SIGKILL. The run must end with status 0 and outputs byte-identical to a run on local paths.
+
+- S3 staging, MinIO started again on the same port and data: transfers that meet the
+  dead server are retried (`storage_adapters.retries`), so every task succeeds at its
+  first attempt, and tasks end after the restart.
+- The MosaStore mount with two copies of every file, a benefactor holding one of each
+  lost for good (see the test).
 """
 
 from __future__ import annotations
@@ -26,9 +29,12 @@ import pytest
 from hostkit.processes import stop_process
 from hostkit.records import ServiceRecord
 from storage_adapters import open_storage
+from mosastore import service
+from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR
 from storage_adapters.services import minio
 
 from .conftest import started_minio
+from .mosastore.stores import running_store
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = 201
@@ -139,3 +145,28 @@ def test_minio_killed_and_restarted_mid_run(server: tuple[str, ServiceRecord], r
     assert sum(r["time"] < killed_at for r in finished) >= KILL_AFTER
     assert sum(r["time"] > restarted_at for r in finished) >= 1  # the run went on through the restart
     assert_same_outputs(reference, state, "s3", monkeypatch)
+
+
+def test_a_mosastore_benefactor_killed_mid_run_with_two_copies(reference: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """MosaStore, 3 benefactors, every file in two copies (`replicate:2` on the store's root),
+    through its mount: the benefactor on the writers' node (it holds a copy of every file) is
+    killed and never restarted. Reads go to the other copy, writes to the live benefactors, and
+    the manager copies what the lost one held (`repair_after` 4 s) while the run goes on."""
+    state = str(tmp_path / "mosastore-state")
+    with running_store(state, benefactors=3, repair_after=4.0) as record:
+        os.setxattr(record.info["mountpoint"], PLACEMENT_XATTR, b"replicate:2")
+        run = run_until_ended(reference, tmp_path / "mosastore", state, "mosastore")
+        writers = record.info["nodes"].split(",")[0]  # the mount's node: the first copy of every file
+        first = os.getxattr(Path(record.info["mountpoint"]) / "data" / "1.dat", LOCATION_XATTR).decode().split(",")
+        assert len(first) == 2 and writers in first, first
+        benefactor = next(p for p in service.processes(record) if p.role == "benefactor" and p.node == writers)
+        os.kill(benefactor.pid, signal.SIGKILL)
+        killed_at = time.time()
+        _, stderr = run.communicate(timeout=600)
+        assert run.returncode == 0, stderr
+        finished = ends(tmp_path / "mosastore" / "run")
+        assert len(finished) == TASKS and all(r["status"] == "ok" for r in finished)
+        assert sum(r["time"] > killed_at for r in finished) >= 100  # most of the workflow ran without the node
+        assert_same_outputs(reference, state, "mosastore", monkeypatch)
+        assert writers not in os.getxattr(Path(record.info["mountpoint"]) / "merged.txt", LOCATION_XATTR).decode()
