@@ -7,7 +7,8 @@ on disk, computed here with the `blake3` package itself, by the name the script 
 it (the logical path on a store). `verify` must find them unchanged, then report a
 changed file with both digests and a removed one as missing (exit 1), count the
 removed temporary apart, and refuse a directory without a run log. A resumed run's
-reused task carries its earlier digests into the new logs.
+reused task carries its earlier digests into the new logs. `file_digest` itself is
+checked against the `blake3` package on files below, at and above its block size.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from pathlib import Path
 
 import pytest
 from blake3 import blake3
+
+from hostkit.digests import file_digest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = """\
@@ -119,3 +122,10 @@ def test_a_resumed_run_carries_the_digests_of_the_tasks_it_reuses(tmp_path: Path
     assert [(r["label"], r["digests"]) for r in reused] == [("upper", {"out/shout.txt": first["out/shout.txt"]})]
     assert recorded(tmp_path / "second")["out/both.txt"] == first["out/both.txt"]  # the same bytes again
     assert swiftcloud(tmp_path, "verify", "second").returncode == 0
+
+
+@pytest.mark.parametrize("size", [0, 70, 1024 * 1024, 1024 * 1024 + 1, 5 * 1024 * 1024 + 12345])
+def test_file_digest_is_blake3_of_the_bytes(tmp_path: Path, size: int) -> None:
+    path = tmp_path / "data.bin"
+    path.write_bytes(os.urandom(size))
+    assert file_digest(str(path)) == blake3_of(path)
