@@ -19,7 +19,9 @@ default, so no traffic leaves the host.
 Server `node0` is also mounted at `<state>/chirp/mnt` with our FUSE client,
 for the shared mode. `stop` unmounts, then stops every server (and the
 per-connection processes it forked) by the PIDs recorded at start; files stay,
-so a later `start` serves them again.
+so a later `start` serves them again. `start` while the service partly runs (a
+server crashed) starts the dead servers again on their ports (`revive`): their
+clients reconnect where they were, as to a real server restarted.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from hostkit.mounts import mount_client, recorded_processes, stop_mounted_servic
 from hostkit.ports import LOOPBACK, free_port, port_open
 from hostkit.processes import Process, spawn, started, wait_until
 from hostkit.program import module_environment
-from hostkit.records import ServiceRecord, running_record, save_record, service_dir
+from hostkit.records import ServiceRecord, load_record, running_record, save_record, service_dir
 
 NAME = "chirp"
 FSTYPE = "fuse.chirp"
@@ -114,9 +116,10 @@ def _write_private(path: str, text: str, user: str | None) -> None:
         os.chown(path, entry.pw_uid, entry.pw_gid)
 
 
-def start_server(state_dir: str, node: str, subjects: list[str]) -> Process:
-    """One chirp_server for `node` on loopback; returns once it accepts connections."""
-    port = free_port()
+def start_server(state_dir: str, node: str, subjects: list[str], port: int | None = None) -> Process:
+    """One chirp_server for `node` on loopback (on `port`, else a free one); returns once it
+    accepts connections."""
+    port = port or free_port()
     argv, log = server_argv(state_dir, node, subjects, LOOPBACK, port)
     process = spawn(argv, log)
     wait_until(lambda: port_open(port), process, f"chirp_server {node}", log, timeout=30)
@@ -222,10 +225,11 @@ def _group_members(group: int) -> list[psutil.Process]:
 
 
 def start(state_dir: str, servers: int = 1, subjects: list[str] | None = None) -> ServiceRecord:
-    """Start `servers` chirp_servers and mount the first (or return the running service)."""
-    existing = running_record(state_dir, NAME)
-    if existing is not None:
-        return existing
+    """Start `servers` chirp_servers and mount the first (or return the running service, with
+    any of its servers that died started again: `revive`)."""
+    earlier = load_record(state_dir, NAME)
+    if earlier is not None and any(process.running() for process in processes(earlier)):
+        return revive(state_dir, earlier)
     if not 1 <= servers <= 64:
         raise ServiceError(f"--servers must be between 1 and 64, not {servers}")
     directory = service_dir(state_dir, NAME)
@@ -249,6 +253,20 @@ def start(state_dir: str, servers: int = 1, subjects: list[str] | None = None) -
     }
     first = started_servers[0]
     record = ServiceRecord(NAME, first.pid, first.create_time, info)
+    save_record(state_dir, record)
+    return record
+
+
+def revive(state_dir: str, record: ServiceRecord) -> ServiceRecord:
+    """Start again, on its port and with its data, each server of a running service that died
+    (as after a crash: its clients reconnect where they were); the record, updated."""
+    entries = record.info["processes"]
+    subjects = record.info["subjects"].split(",")
+    for index, process in enumerate(processes(record)):
+        if process.role == "server" and not process.running():
+            entries[index] = asdict(start_server(state_dir, process.node, subjects, process.port))
+    first = Process(**entries[0])
+    record = ServiceRecord(NAME, first.pid, first.create_time, record.info, record.secrets)
     save_record(state_dir, record)
     return record
 

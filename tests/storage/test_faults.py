@@ -7,6 +7,8 @@ SIGKILL. The run must end with status 0 and outputs byte-identical to a run on l
 - S3 staging, MinIO started again on the same port and data: transfers that meet the
   dead server are retried (`storage_adapters.retries`), so every task succeeds at its
   first attempt, and tasks end after the restart.
+- Chirp staging, its one chirp_server started again on the same port and data:
+  likewise.
 - The MosaStore mount with two copies of every file, a benefactor holding one of each
   lost for good (see the test).
 """
@@ -26,15 +28,17 @@ from pathlib import Path
 import psutil
 import pytest
 
+from hostkit.ports import bindable
 from hostkit.processes import stop_process
 from hostkit.records import ServiceRecord
 from storage_adapters import open_storage
 from mosastore import service
 from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR
+from storage_adapters.chirp import service as chirp_service
 from storage_adapters.services import minio
 
 from .conftest import started_minio
-from .mosastore.stores import running_store
+from .mosastore.stores import running_store, skip_unless_fuse
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = 201
@@ -106,13 +110,26 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-def run_until_ended(reference: Path, work: Path, state: str, storage: str, *options: str) -> subprocess.Popen[str]:
+@pytest.fixture
+def runs() -> Iterator[list[subprocess.Popen[str]]]:
+    """The runs a test starts; one still going when it ends (a failed assertion) is killed."""
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for run in started:
+        if run.poll() is None:
+            run.kill()  # the engine's workers and apps die with it
+            run.communicate()
+
+
+def run_until_ended(runs: list[subprocess.Popen[str]], reference: Path, work: Path, state: str, storage: str,
+                    *options: str) -> subprocess.Popen[str]:
     """Start the workflow on `storage`; return once KILL_AFTER of its tasks have ended."""
     work.mkdir()
     for name in ("w.swift", "template.dat"):
         (work / name).write_bytes((reference / name).read_bytes())
     run = swiftcloud(work, state, "run", "-n", "3", "--transport", "local", *options, "--storage", storage,
                      "--run-dir", "run", "w.swift")
+    runs.append(run)
     deadline = time.monotonic() + 300
     while len(ends(work / "run")) < KILL_AFTER:
         assert run.poll() is None, f"the run ended before the fault: {run.communicate()[1]}"
@@ -129,9 +146,10 @@ def assert_same_outputs(reference: Path, state: str, storage: str, monkeypatch: 
 
 
 def test_minio_killed_and_restarted_mid_run(server: tuple[str, ServiceRecord], reference: Path, tmp_path: Path,
+                                           runs: list[subprocess.Popen[str]],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     state, record = server
-    run = run_until_ended(reference, tmp_path / "s3", state, "s3")
+    run = run_until_ended(runs, reference, tmp_path / "s3", state, "s3")
     kill_hard(record)
     killed_at = time.time()
     restarted = minio.start(state)
@@ -148,6 +166,7 @@ def test_minio_killed_and_restarted_mid_run(server: tuple[str, ServiceRecord], r
 
 
 def test_a_mosastore_benefactor_killed_mid_run_with_two_copies(reference: Path, tmp_path: Path,
+                                                               runs: list[subprocess.Popen[str]],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """MosaStore, 3 benefactors, every file in two copies (`replicate:2` on the store's root),
     through its mount: the benefactor on the writers' node (it holds a copy of every file) is
@@ -156,7 +175,7 @@ def test_a_mosastore_benefactor_killed_mid_run_with_two_copies(reference: Path, 
     state = str(tmp_path / "mosastore-state")
     with running_store(state, benefactors=3, repair_after=4.0) as record:
         os.setxattr(record.info["mountpoint"], PLACEMENT_XATTR, b"replicate:2")
-        run = run_until_ended(reference, tmp_path / "mosastore", state, "mosastore")
+        run = run_until_ended(runs, reference, tmp_path / "mosastore", state, "mosastore")
         writers = record.info["nodes"].split(",")[0]  # the mount's node: the first copy of every file
         first = os.getxattr(Path(record.info["mountpoint"]) / "data" / "1.dat", LOCATION_XATTR).decode().split(",")
         assert len(first) == 2 and writers in first, first
@@ -170,3 +189,40 @@ def test_a_mosastore_benefactor_killed_mid_run_with_two_copies(reference: Path, 
         assert sum(r["time"] > killed_at for r in finished) >= 100  # most of the workflow ran without the node
         assert_same_outputs(reference, state, "mosastore", monkeypatch)
         assert writers not in os.getxattr(Path(record.info["mountpoint"]) / "merged.txt", LOCATION_XATTR).decode()
+
+
+def test_the_chirp_server_killed_and_restarted_mid_run(reference: Path, tmp_path: Path,
+                                                      runs: list[subprocess.Popen[str]],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chirp staging, one chirp_server: it dies with everything it forked (SIGKILL to its
+    process group, as with its node), and `services start chirp` starts it again on its port
+    and data. Transfers retry until it is back: every task succeeds at its first attempt."""
+    state = tmp_path / "chirp-state"
+    skip_unless_fuse()  # the service mounts its first server too
+    record = chirp_service.start(str(state))
+    try:
+        (tmp_path / "chirp.toml").write_text('[storage.chirp]\nmode = "staging"\n')
+        run = run_until_ended(runs, reference, tmp_path / "chirp", str(state), "chirp", "--config",
+                              str(tmp_path / "chirp.toml"))
+        server = next(p for p in chirp_service.processes(record) if p.role == "server")
+        os.killpg(server.pid, signal.SIGKILL)
+        killed_at = time.time()
+        psutil.Process(server.pid).wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while not bindable(server.port):  # until what it forked has died too
+            assert time.monotonic() < deadline, f"port {server.port} stays taken"
+            time.sleep(0.05)
+        restarted = chirp_service.start(str(state))
+        revived = next(p for p in chirp_service.processes(restarted) if p.role == "server")
+        assert revived.port == server.port and revived.pid != server.pid
+        _, stderr = run.communicate(timeout=300)
+        assert run.returncode == 0, stderr
+        finished = ends(tmp_path / "chirp" / "run")
+        assert len(finished) == TASKS and all(r["status"] == "ok" and r["attempts"] == 1 for r in finished)
+        assert sum(r["time"] > killed_at for r in finished) >= 100
+        (tmp_path / "swiftcloud.toml").write_text('[storage.chirp]\nmode = "staging"\n')
+        monkeypatch.chdir(tmp_path)
+        assert_same_outputs(reference, str(state), "chirp", monkeypatch)
+    finally:
+        chirp_service.stop(str(state))
+        chirp_service.purge(str(state))
