@@ -73,7 +73,8 @@ def start(state_dir: str, benefactors: int = DEFAULT_BENEFACTORS, chunk_size: in
         raise
     info: dict[str, Any] = {
         "manager": address, "mountpoint": os.path.realpath(mountpoint), "nodes": ",".join(nodes),
-        "chunk_size": chunk_size, "processes": [asdict(process) for process in started], "log": directory,
+        "chunk_size": chunk_size, "repair_after": repair_after,
+        "processes": [asdict(process) for process in started], "log": directory,
         "emulate_link_mbps": emulate_link_mbps,
     }
     record = ServiceRecord(NAME, manager.pid, manager.create_time, info, {"secret": secret})
@@ -135,7 +136,8 @@ def restart_manager(state_dir: str, kill: bool = False) -> ServiceRecord:
     record, directory, old = _recorded_process(state_dir, 0, kill)
     old.stop()
     manager = deploy.start_manager(os.path.join(directory, "manager"), old.port, os.path.join(directory, "secret"),
-                                   int(record.info["chunk_size"]), os.path.join(directory, "manager.log"))
+                                   int(record.info["chunk_size"]), os.path.join(directory, "manager.log"),
+                                   repair_after=record.info.get("repair_after"))
     record.info["processes"][0] = asdict(manager)
     record = ServiceRecord(NAME, manager.pid, manager.create_time, record.info, record.secrets)
     save_record(state_dir, record)

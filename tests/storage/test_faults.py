@@ -10,7 +10,7 @@ SIGKILL. The run must end with status 0 and outputs byte-identical to a run on l
 - Chirp staging, its one chirp_server started again on the same port and data:
   likewise.
 - The MosaStore mount with two copies of every file, a benefactor holding one of each
-  lost for good (see the test).
+  lost for good (see the test); and MosaStore's manager killed and restarted.
 """
 
 from __future__ import annotations
@@ -226,3 +226,21 @@ def test_the_chirp_server_killed_and_restarted_mid_run(reference: Path, tmp_path
     finally:
         chirp_service.stop(str(state))
         chirp_service.purge(str(state))
+
+
+def test_the_mosastore_manager_killed_and_restarted_mid_run(reference: Path, tmp_path: Path,
+                                                           runs: list[subprocess.Popen[str]],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """MosaStore's manager (its metadata) killed and started again on its port and metadata:
+    the mount's client retries the manager, so every task succeeds at its first attempt."""
+    state = str(tmp_path / "mosastore-state")
+    with running_store(state, benefactors=3):
+        run = run_until_ended(runs, reference, tmp_path / "mosastore", state, "mosastore")
+        service.restart_manager(state, kill=True)
+        restarted_at = time.time()
+        _, stderr = run.communicate(timeout=600)
+        assert run.returncode == 0, stderr
+        finished = ends(tmp_path / "mosastore" / "run")
+        assert len(finished) == TASKS and all(r["status"] == "ok" and r["attempts"] == 1 for r in finished)
+        assert sum(r["time"] > restarted_at for r in finished) >= 100
+        assert_same_outputs(reference, state, "mosastore", monkeypatch)
