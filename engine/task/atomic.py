@@ -106,8 +106,11 @@ def _temporaries_in(directory: str) -> dict[str, list[str]]:
 
 
 def discard(temp: str) -> None:
-    """Remove a temporary file if it is still there."""
-    with contextlib.suppress(FileNotFoundError):
+    """Remove a temporary file if it is still there, as well as can be: it is cleanup after a
+    failure, whose report must not be replaced by another (a store's mount that went away
+    answers ENOTCONN); a temporary left behind is hidden, and removed by the next publisher
+    into its directory."""
+    with contextlib.suppress(OSError):
         if os.path.isdir(temp) and not os.path.islink(temp):
             shutil.rmtree(temp, ignore_errors=True)
         else:

@@ -10,7 +10,8 @@ SIGKILL. The run must end with status 0 and outputs byte-identical to a run on l
 - Chirp staging, its one chirp_server started again on the same port and data:
   likewise.
 - The MosaStore mount with two copies of every file, a benefactor holding one of each
-  lost for good (see the test); and MosaStore's manager killed and restarted.
+  lost for good (see the test); MosaStore's manager killed and restarted; its FUSE
+  client killed and mounted again, then `run --resume`.
 """
 
 from __future__ import annotations
@@ -244,3 +245,29 @@ def test_the_mosastore_manager_killed_and_restarted_mid_run(reference: Path, tmp
         assert len(finished) == TASKS and all(r["status"] == "ok" and r["attempts"] == 1 for r in finished)
         assert sum(r["time"] > restarted_at for r in finished) >= 100
         assert_same_outputs(reference, state, "mosastore", monkeypatch)
+
+
+def test_the_mosastore_client_killed_mid_run_then_resume(reference: Path, tmp_path: Path,
+                                                        runs: list[subprocess.Popen[str]],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The node's FUSE client killed (its mount gone for a moment) and mounted again: tasks
+    that were using the mount fail, and the run stops with a clear error (or finishes, if
+    none was); `run --resume` then finishes it, with outputs identical to a clean run and
+    nothing published from a failed write."""
+    state = str(tmp_path / "mosastore-state")
+    with running_store(state, benefactors=3):
+        work = tmp_path / "mosastore"
+        run = run_until_ended(runs, reference, work, state, "mosastore")
+        service.restart_client(state, kill=True)
+        _, stderr = run.communicate(timeout=600)
+        assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+        if run.returncode != 0:
+            assert run.returncode == 1 and "failed" in stderr, stderr
+            resumed = swiftcloud(work, state, "run", "-n", "3", "--transport", "local", "--storage", "mosastore",
+                                 "--run-dir", "resumed", "--resume-from", "run", "w.swift")
+            _, stderr = resumed.communicate(timeout=600)
+            assert resumed.returncode == 0, stderr
+            assert "app task(s) reused" in stderr
+        assert_same_outputs(reference, state, "mosastore", monkeypatch)
+        mount = Path(service.status(state).info["mountpoint"])  # type: ignore[union-attr]
+        assert not [path for path in mount.rglob(".*.part*")], "a temporary of a failed write is visible"
