@@ -24,6 +24,7 @@ import errno
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from mosastore.auth import check_secret, read_secret_file
@@ -248,15 +249,18 @@ class Manager:
         self.metadata.set_xattrs(ino, xattrs)
         return ok(), b""
 
-    # ----- garbage collection -----
+    # ----- background duties -----
 
-    def collect_garbage_forever(self, interval: float = 0.5) -> None:
-        """Delete discarded chunks from live benefactors until `stop()`."""
+    def every(self, interval: float, duty: Callable[[], int], what: str) -> None:
+        """Run `duty` every `interval` seconds until `stop()`. A round that fails is logged and the
+        next one starts afresh: what it left undone (garbage rows, unrepaired chunks) is still there."""
         while not self._stopping.wait(interval):
             try:
-                self.collect_garbage()
-            except Exception:  # noqa: BLE001 - keep collecting; the rows stay for the next round
-                log.exception("garbage collection failed")
+                duty()
+            except Exception:  # noqa: BLE001 - a background duty must outlive one bad round
+                log.exception("%s failed", what)
+
+    # ----- garbage collection -----
 
     def collect_garbage(self) -> int:
         """One round: returns how many chunk copies were deleted."""
@@ -279,14 +283,6 @@ class Manager:
         return deleted
 
     # ----- repair of the replicas of lost benefactors -----
-
-    def repair_forever(self, interval: float = 1.0) -> None:
-        """Re-replicate what lost benefactors held, until `stop()`."""
-        while not self._stopping.wait(interval):
-            try:
-                self.repair()
-            except Exception:  # noqa: BLE001 - keep repairing; what failed is found again next round
-                log.exception("repair failed")
 
     def repair(self) -> int:
         """One round: every file with a chunk copy on a lost benefactor gets a new copy on a live
@@ -398,8 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     manager = Manager(metadata, secret, args.chunk_size, args.dead_after, args.repair_after)
     host, _, port = args.listen.rpartition(":")
     server = Server(manager, "manager", secret, host, int(port))
-    threading.Thread(target=manager.collect_garbage_forever, daemon=True).start()
-    threading.Thread(target=manager.repair_forever, daemon=True).start()
+    threading.Thread(target=manager.every, args=(0.5, manager.collect_garbage, "garbage collection"),
+                     daemon=True).start()
+    threading.Thread(target=manager.every, args=(1.0, manager.repair, "repair"), daemon=True).start()
     log.info("manager listening on %s:%s, metadata in %s", server.host, server.port, args.db)
     try:
         run_until_signal(server.serve_forever)
