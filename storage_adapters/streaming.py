@@ -14,8 +14,8 @@ sees end of file instead of hanging. An app that stops reading early is not a
 failure. Each feeder digests the bytes it passes on (`hostkit.digests`);
 `InputStreams.digests()` gives those of the inputs fed to their end. Opening an
 input is retried while its server cannot be reached (`retries`); a stream cut
-midway is not (the app has read part of it) and fails the task. A FIFO cannot seek: this suits apps that read each input once, front
-to back.
+midway is not (the app has read part of it) and fails the task. A FIFO cannot
+seek: this suits apps that read each input once, front to back.
 """
 
 from __future__ import annotations

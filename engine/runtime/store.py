@@ -36,10 +36,10 @@ from engine.errors import SwiftRuntimeError
 from engine.runtime import files
 from engine.runtime.builtins.globbing import store_glob, tcl_glob
 from engine.runtime.integrity import FileDigests
+from engine.task import scratch
 from hostkit.digests import file_digest
 
 T = TypeVar("T")
-from engine.task import scratch
 
 
 class PosixFiles:

@@ -10,6 +10,7 @@ client that reports a failed upload as an OSError fails the task as a staging fa
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 
 import pytest
 
@@ -40,7 +41,7 @@ class FakeTime:
 
 
 @pytest.fixture
-def store(tmp_path) -> LocalAdapter:  # type: ignore[no-untyped-def]
+def store(tmp_path: Path) -> LocalAdapter:
     return LocalAdapter(str(tmp_path), name="lab")
 
 
@@ -87,7 +88,7 @@ def test_other_failures_are_not_retried(store: LocalAdapter, error: Exception) -
     assert time.sleeps == []
 
 
-def test_s3_reports_a_server_it_cannot_reach_as_unavailable(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_s3_reports_a_server_it_cannot_reach_as_unavailable(tmp_path: Path) -> None:
     adapter = S3Adapter(bucket="b", access_key="key", secret_key="secret-value",
                         endpoint_url=f"http://127.0.0.1:{free_port()}", name="cloud")
     with pytest.raises(StorageUnavailableError) as caught:
@@ -104,7 +105,7 @@ class FailingUploads(LocalAdapter):
         raise OSError(errno.EIO, 'OperationFailed("Failed to complete file in time")', path)
 
 
-def test_an_upload_failing_with_an_os_error_fails_the_task_as_staging_not_internally(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_an_upload_failing_with_an_os_error_fails_the_task_as_staging_not_internally(tmp_path: Path) -> None:
     store = FailingUploads(str(tmp_path / "store"), name="flaky")
     spec = AppSpec(argv=("cp", "/etc/hostname", "out.txt"),
                    staging=StagingPlan(storage="flaky", config_path=None, inputs=(), outputs=("out.txt",),
