@@ -23,7 +23,7 @@ task runs (`storage_adapters.streaming`); other stores copy.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, TypeVar
 
@@ -115,11 +115,13 @@ def streams_inputs(adapter: StorageAdapter) -> bool:
         and getattr(adapter, "streams_reads", False)
 
 
-def stream_in(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_dir: str) -> InputStreams:
+def stream_in(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_dir: str,
+              digested: Collection[str] = ()) -> InputStreams:
     """Start feeding a task's inputs into FIFOs under `scratch_dir`; `.paths` maps logical
-    path -> FIFO, and `.finish()` after the task joins the feeders (see `streaming`)."""
+    path -> FIFO, `.finish()` after the task joins the feeders, and `.digests()` then gives
+    the digests of those of `digested` (see `streaming`)."""
     unique = list(dict.fromkeys(adapter.logical_file(path) for path in logical_paths))
-    return open_streams(adapter, unique, os.path.abspath(scratch_dir))
+    return open_streams(adapter, unique, os.path.abspath(scratch_dir), digested)
 
 
 def stage_out(adapter: StorageAdapter, local_to_logical: dict[str, str], succeeded: bool = True) -> int:

@@ -11,8 +11,9 @@ writing to one that left (it gets EPIPE), joins them all, and raises a
 be published (`close()` joins them quietly, for a task that failed anyway).
 A feeder that fails still opens and closes its FIFO, so an app waiting on it
 sees end of file instead of hanging. An app that stops reading early is not a
-failure. Each feeder digests the bytes it passes on (`hostkit.digests`);
-`InputStreams.digests()` gives those of the inputs fed to their end. Opening an
+failure. The feeders of the inputs named `digested` digest the bytes they pass
+on (`hostkit.digests`); `InputStreams.digests()` gives those of such inputs fed
+to their end. Opening an
 input is retried while its server cannot be reached (`retries`); a stream cut
 midway is not (the app has read part of it) and fails the task. A FIFO cannot
 seek: this suits apps that read each input once, front to back.
@@ -23,7 +24,7 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from hostkit.digests import Digester
 from storage_adapters.base import StorageAdapter
@@ -38,11 +39,12 @@ _F_SETPIPE_SZ = 1031
 class _Feeder(threading.Thread):
     """Copies one store file into one FIFO."""
 
-    def __init__(self, adapter: StorageAdapter, logical: str, fifo: str) -> None:
+    def __init__(self, adapter: StorageAdapter, logical: str, fifo: str, digested: bool) -> None:
         super().__init__(name=f"swiftcloud-feed-{logical}", daemon=True)
         self.adapter, self.logical, self.fifo = adapter, logical, fifo
         self.sent = 0
-        self.digester = Digester()
+        # Only an input whose producer's digest is known is hashed: the feeder is on the data path.
+        self.digester = Digester() if digested else None
         self.whole = False  # the store file was fed to its end
         self.error: BaseException | None = None
         self.stop = threading.Event()
@@ -62,7 +64,8 @@ class _Feeder(threading.Thread):
                     if not chunk:
                         self.whole = True
                         break
-                    self.digester.update(chunk)
+                    if self.digester is not None:
+                        self.digester.update(chunk)
                     view = memoryview(chunk)
                     while view:
                         written = sink.write(view)
@@ -107,8 +110,9 @@ class InputStreams:
         return sum(feeder.sent for feeder in self._feeders)
 
     def digests(self) -> dict[str, str]:
-        """After `finish`: the digest of each input fed whole, by logical path."""
-        return {feeder.logical: feeder.digester.digest() for feeder in self._feeders if feeder.whole}
+        """After `finish`: the digest of each input of `digested` fed whole, by logical path."""
+        return {feeder.logical: feeder.digester.digest() for feeder in self._feeders
+                if feeder.whole and feeder.digester is not None}
 
     def close(self) -> None:
         """Stop and join the feeders, whatever became of them (idempotent; errors were
@@ -119,8 +123,10 @@ class InputStreams:
             pass
 
 
-def open_streams(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_dir: str) -> InputStreams:
-    """Make a FIFO per input under `scratch_dir` and start feeding each from the store."""
+def open_streams(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_dir: str,
+                 digested: Collection[str] = ()) -> InputStreams:
+    """Make a FIFO per input under `scratch_dir` and start feeding each from the store (those
+    named in `digested` hashed on the way)."""
     paths: dict[str, str] = {}
     feeders: list[_Feeder] = []
     for logical in logical_paths:
@@ -128,7 +134,7 @@ def open_streams(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_
         os.makedirs(os.path.dirname(fifo), exist_ok=True)
         os.mkfifo(fifo, 0o600)
         paths[logical] = fifo
-        feeders.append(_Feeder(adapter, logical, fifo))
+        feeders.append(_Feeder(adapter, logical, fifo, logical in digested))
     for feeder in feeders:
         feeder.start()
     return InputStreams(paths, feeders)

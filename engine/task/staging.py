@@ -40,7 +40,8 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
     try:
         try:
             if streams_inputs(adapter):
-                streams = stream_in(adapter, plan.inputs, os.path.join(scratch, "in"))
+                streams = stream_in(adapter, plan.inputs, os.path.join(scratch, "in"),
+                                    {logical for logical, _ in plan.digests})
                 local = streams.paths
             else:
                 local = stage_in(adapter, plan.inputs, os.path.join(scratch, "in"))
