@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 from engine.lang import sources
 from engine.lang.ir import Program
+from hostkit.digests import bytes_digest
 
 MAX_ENTRIES = 256
 # The compiler and the standard library it compiles against, under the `engine` package.
@@ -62,7 +63,7 @@ def compiler_fingerprint() -> str:
     for path in paths:
         status = os.stat(path)
         entries.append(f"{path}\0{status.st_size}\0{status.st_mtime_ns}")
-    return sources.digest("\n".join(entries).encode())
+    return bytes_digest("\n".join(entries).encode())
 
 
 def entry_for(path: str, include: Sequence[str]) -> str | None:
@@ -84,7 +85,7 @@ def load(entry: str) -> Program | None:
             program = pickle.load(handle)
         if not isinstance(program, Program) or not program.sources:
             return None
-        if any(sources.file_digest(file) != expected for file, expected in program.sources.items()):
+        if any(sources.digest_if_file(file) != expected for file, expected in program.sources.items()):
             return None
         os.utime(entry)  # recently used: kept longest
     except Exception:  # noqa: BLE001 - a cache that cannot answer is a cache miss
