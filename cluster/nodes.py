@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from cluster.state import ClusterState, Node
 from hostkit.errors import ServiceError
@@ -24,6 +25,18 @@ from hostkit.program import PROJECT_ROOT, module_environment
 
 SHARED_SCRATCH = "scratch"  # under the cluster directory: each node sees its own behind it
 JOIN_CGROUP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "join_cgroup.py")
+
+
+@dataclass(frozen=True)
+class Daemon:
+    """One of a store's daemons as it starts on a node: command line, log, port (0: none, as a
+    FUSE client) and what it needs in its environment beyond ours."""
+
+    role: str
+    argv: list[str]
+    log: str
+    port: int = 0
+    env: dict[str, str] = field(default_factory=dict)
 
 
 def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
@@ -77,25 +90,29 @@ def start_holder(cluster: ClusterState, node: Node, hosts_file: str) -> None:
     node.holder_pid, node.holder_create_time = record.pid, record.create_time
 
 
-def spawn_on(node: Node, role: str, argv: list[str], log: str, port: int = 0,
-             env: dict[str, str] | None = None) -> tuple[Process, subprocess.Popen[bytes]]:
-    """Start a daemon on `node` with its output appended to `log` (in our environment plus `env`)."""
-    process = spawn(on_node(node, argv, PROJECT_ROOT), log, {**module_environment(), **(env or {})})
-    return started(role, process, log, port, node.name), process
+def spawn_on(node: Node, daemon: Daemon) -> tuple[Process, subprocess.Popen[bytes]]:
+    """Start `daemon` on `node`, its output appended to its log, in our environment plus its own."""
+    process = spawn(on_node(node, daemon.argv, PROJECT_ROOT), daemon.log, {**module_environment(), **daemon.env})
+    return started(daemon.role, process, daemon.log, daemon.port, node.name), process
 
 
-def mount_on_each(cluster: ClusterState, argv: Callable[[Node], list[str]], mountpoint: str, fstype: str,
-                  what: str, log: Callable[[Node], str]) -> list[Process]:
-    """Start a FUSE client on every node, each mounting `mountpoint` in its node's own mount
-    namespace, and wait for every mount. The clients start side by side (one after another,
-    16 Python clients took most of a minute of `cluster up`); each is in the cluster's
-    record from its start, so `down` finds it whatever happens next."""
+def mount_on_each(cluster: ClusterState, client: Callable[[Node], Daemon], mountpoint: str, fstype: str,
+                  what: str) -> list[Process]:
+    """Start a FUSE client on every node (`client(node)`), each mounting `mountpoint` in its
+    node's own mount namespace, and wait for every mount. The clients start side by side (one
+    after another, 16 Python clients took most of a minute of `cluster up`); each is in the
+    cluster's record from its start, so `down` finds it whatever happens next."""
     spawned = []
     for node in cluster.nodes:
-        record, process = spawn_on(node, "client", argv(node), log(node))
-        spawned.append((node, cluster.record_started(record), process))
-    for node, _, process in spawned:
-        table = f"/proc/{node.holder_pid}/mountinfo"
-        wait_until(lambda table=table: mounted_fstype(mountpoint, table) == fstype, process,
-                   f"{what} on {node.name}", log(node), timeout=30)
-    return [record for _, record, _ in spawned]
+        daemon = client(node)
+        record, process = spawn_on(node, daemon)
+        spawned.append((node, cluster.record_started(record), process, daemon.log))
+    for node, _, process, log in spawned:
+        wait_until(lambda node=node: mounted_here(node, mountpoint, fstype), process, f"{what} on {node.name}", log,
+                   timeout=30)
+    return [record for _, record, _, _ in spawned]
+
+
+def mounted_here(node: Node, mountpoint: str, fstype: str) -> bool:
+    """Is a file system of type `fstype` mounted at `mountpoint` inside `node`?"""
+    return mounted_fstype(mountpoint, f"/proc/{node.holder_pid}/mountinfo") == fstype

@@ -103,9 +103,13 @@ def unmount(mountpoint: str, fstype: str, client: Process | None, timeout: float
 def detach(mountpoint: str) -> None:
     """Take the mount out of the namespace at once (a lazy unmount), whatever its client is
     doing: for when the client may be killed before it could unmount (a batch job ending)."""
+    subprocess.run(detach_argv(mountpoint), capture_output=True, check=False)
+
+
+def detach_argv(mountpoint: str) -> list[str]:
+    """The command line of `detach` (to run it in another mount namespace, for one)."""
     tool = fusermount()
-    subprocess.run([tool, "-u", "-z", mountpoint] if tool else ["umount", "-l", mountpoint],
-                   capture_output=True, check=False)
+    return [tool, "-u", "-z", mountpoint] if tool else ["umount", "-l", mountpoint]
 
 
 def recorded_processes(record: ServiceRecord) -> list[Process]:

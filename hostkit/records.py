@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hostkit.errors import ServiceError
-from hostkit.processes import create_time, is_running
+from hostkit.processes import Process, create_time, is_running
 
 STATE_FILE = "state.json"
 LOG_FILE = "server.log"
@@ -64,6 +64,19 @@ def save_record(state_dir: str, record: ServiceRecord) -> None:
     with os.fdopen(descriptor, "w") as handle:
         json.dump(asdict(record), handle, indent=2)
     os.replace(path + ".tmp", path)
+
+
+def replace_process(state_dir: str, record: ServiceRecord, old: Process, new: Process) -> ServiceRecord:
+    """Save `record` with `new` in the place of `old` (a process started again): in its list of
+    processes and, when `old` was its main process, as that; returns the record saved."""
+    entries = record.info.get("processes", [])
+    for index, entry in enumerate(entries):
+        if entry["pid"] == old.pid and entry["create_time"] == old.create_time:
+            entries[index] = asdict(new)
+    if (record.pid, record.create_time) == (old.pid, old.create_time):
+        record = ServiceRecord(record.name, new.pid, new.create_time, record.info, record.secrets)
+    save_record(state_dir, record)
+    return record
 
 
 def load_record(state_dir: str, name: str) -> ServiceRecord | None:

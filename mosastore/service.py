@@ -19,7 +19,8 @@ from typing import Any
 
 from hostkit.errors import ServiceError
 from hostkit.ports import free_port
-from hostkit.records import ServiceRecord, forget_record, load_record, running_record, save_record, service_dir
+from hostkit.records import (ServiceRecord, forget_record, load_record, replace_process, running_record, save_record,
+                             service_dir)
 from mosastore import deploy
 from mosastore.auth import check_secret, new_secret, read_secret_file, write_secret_file
 from mosastore.manager import DEFAULT_CHUNK_SIZE
@@ -138,10 +139,7 @@ def restart_manager(state_dir: str, kill: bool = False) -> ServiceRecord:
     manager = deploy.start_manager(os.path.join(directory, "manager"), old.port, os.path.join(directory, "secret"),
                                    int(record.info["chunk_size"]), os.path.join(directory, "manager.log"),
                                    repair_after=record.info.get("repair_after"))
-    record.info["processes"][0] = asdict(manager)
-    record = ServiceRecord(NAME, manager.pid, manager.create_time, record.info, record.secrets)
-    save_record(state_dir, record)
-    return record
+    return replace_process(state_dir, record, old, manager)
 
 
 def restart_client(state_dir: str, kill: bool = False) -> ServiceRecord:
@@ -151,6 +149,4 @@ def restart_client(state_dir: str, kill: bool = False) -> ServiceRecord:
     extra = _client_args(float(record.info.get("emulate_link_mbps", 0.0)))
     client = deploy.mount(record.info["mountpoint"], record.info["manager"], os.path.join(directory, "secret"),
                           old.node, os.path.join(directory, "spool"), os.path.join(directory, "client.log"), extra)
-    record.info["processes"][-1] = asdict(client)
-    save_record(state_dir, record)
-    return record
+    return replace_process(state_dir, record, old, client)

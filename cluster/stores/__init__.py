@@ -18,9 +18,11 @@ from cluster.stores import chirp, hdfs, mosastore, s3, s3fs
 from cluster.stores.common import services_dir
 from hostkit.errors import ServiceError
 
-__all__ = ["CLUSTER_STORES", "RECORDS", "S3_NAME", "SERVICE_NAMES", "purge", "services_dir", "start",
+__all__ = ["CLUSTER_STORES", "DAEMONS", "RECORDS", "S3_NAME", "SERVICE_NAMES", "purge", "services_dir", "start",
            "with_daemons"]
 
+# How each store's record names a daemon's restart: record name -> daemon(cluster, role, node).
+DAEMONS = {"mosastore": mosastore.daemon, "hdfs": hdfs.daemon, "chirp": chirp.daemon}
 STARTERS = {"mosastore": mosastore.start, "s3": s3.start, "hdfs": hdfs.start, "chirp": chirp.start,
             "s3fs": s3fs.start}
 CLUSTER_STORES = ("local", *STARTERS)

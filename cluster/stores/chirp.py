@@ -22,9 +22,9 @@ from dataclasses import asdict
 from typing import Any
 
 from cluster import netns
-from cluster.nodes import mount_on_each, on_node, spawn_on
+from cluster.nodes import Daemon, mount_on_each, on_node, spawn_on
 from cluster.state import ClusterState, Node
-from cluster.stores.common import services_dir
+from cluster.stores.common import CLIENT, services_dir
 from hostkit.errors import ServiceError
 from hostkit.ports import port_open
 from hostkit.processes import wait_until
@@ -48,6 +48,33 @@ def _bind_on(node: Node, source: str, target: str) -> None:
         raise ServiceError(f"cannot bind the Chirp data of {node.name} at {target}: {bound.stderr.strip()}")
 
 
+def daemon(cluster: ClusterState, role: str, node: Node) -> Daemon:
+    """How `role` (chirp, the node's chirp_server; client) starts on `node`."""
+    state = services_dir(cluster)
+    if role == "chirp":
+        directory = os.path.join(state, chirp.NAME, node.name)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        log = os.path.join(directory, "server.log")
+        return Daemon(role, chirp.server_command(chirp.data_directory(state, node.name), node.name, node.address,
+                                                 PORT, log, chirp.server_user()), log, PORT)
+    if role == CLIENT:
+        # Data servers by node name: every node's hosts file names every node, and node-to-node
+        # traffic crosses the links, and the delay line between regions, like any other.
+        return Daemon(role, chirp.mount_argv(mountpoint(cluster), f"{NAME}:{PORT}",
+                                             cluster.node_dir(node.name, "chirp-spool"), "/", "multi",
+                                             data_servers(cluster)),
+                      cluster.path("nodes", node.name, "chirp-client.log"))
+    raise ServiceError(f"Chirp has no daemon {role!r} (it has chirp, {CLIENT})")
+
+
+def data_servers(cluster: ClusterState) -> list[str]:
+    return [f"{node.name}:{PORT}" for node in cluster.nodes]
+
+
+def mountpoint(cluster: ClusterState) -> str:
+    return cluster.path("mnt", chirp.NAME)
+
+
 def start(cluster: ClusterState) -> None:
     state = services_dir(cluster)
     subjects = chirp.default_subjects()
@@ -56,33 +83,23 @@ def start(cluster: ClusterState) -> None:
     for node in cluster.nodes:  # all servers start, then we wait for each: side by side
         data = node_data(cluster, node.name)
         chirp.prepare_data(data, subjects, user)
-        seen = chirp.data_directory(state, node.name)
-        _bind_on(node, data, seen)
-        directory = os.path.join(state, chirp.NAME, node.name)
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        log = os.path.join(directory, "server.log")
-        server, popen = spawn_on(node, "chirp", chirp.server_command(seen, node.name, node.address, PORT, log, user),
-                                 log, PORT)
+        _bind_on(node, data, chirp.data_directory(state, node.name))
+        launch = daemon(cluster, "chirp", node)
+        server, popen = spawn_on(node, launch)
         servers.append(cluster.record_started(server))
-        waiting.append((node, popen, log))
+        waiting.append((node, popen, launch.log))
     for node, popen, log in waiting:
         wait_until(lambda node=node: netns.in_namespace(node.namespace, lambda: port_open(PORT, node.address)),
                    popen, f"chirp_server on {node.name}", log, timeout=30)
     head = cluster.nodes[0]
-    address = f"{head.address}:{PORT}"
-    cluster.endpoints[NAME] = address
-    named = f"{NAME}:{PORT}"
-    # Data servers by node name: every node's hosts file names every node, and node-to-node
-    # traffic crosses the links, and the delay line between regions, like any other.
-    data_servers = [f"{node.name}:{PORT}" for node in cluster.nodes]
-    mountpoint = cluster.path("mnt", chirp.NAME)
-    os.makedirs(mountpoint, exist_ok=True)
-    clients = mount_on_each(cluster, lambda node: chirp.mount_argv(
-        mountpoint, named, cluster.node_dir(node.name, "chirp-spool"), "/", "multi", data_servers),
-        mountpoint, chirp.FSTYPE, "the Chirp client", lambda node: cluster.path("nodes", node.name, "chirp-client.log"))
+    cluster.endpoints[NAME] = f"{head.address}:{PORT}"
+    os.makedirs(mountpoint(cluster), exist_ok=True)
+    clients = mount_on_each(cluster, lambda node: daemon(cluster, CLIENT, node), mountpoint(cluster), chirp.FSTYPE,
+                            "the Chirp client")
     info: dict[str, Any] = {
-        "server": named, "mountpoint": mountpoint, "nodes": ",".join(node.name for node in cluster.nodes),
-        "volume": "multi", "servers": ",".join(data_servers), "subjects": ",".join(subjects),
+        "server": f"{NAME}:{PORT}", "mountpoint": mountpoint(cluster),
+        "nodes": ",".join(node.name for node in cluster.nodes), "volume": "multi",
+        "servers": ",".join(data_servers(cluster)), "subjects": ",".join(subjects),
         "log": os.path.join(state, chirp.NAME), "cluster": cluster.tag,
         "processes": [asdict(process) for process in servers + clients],
     }

@@ -8,6 +8,8 @@ import sys
 
 from cluster.state import ClusterState
 
+CLIENT = "client"  # the role of a node's FUSE client, in every store's record
+
 
 def services_dir(cluster: ClusterState) -> str:
     """Where the cluster's stores keep their records: `$SWIFTCLOUD_STATE_DIR` of runs on it."""

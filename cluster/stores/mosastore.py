@@ -14,9 +14,10 @@ from dataclasses import asdict
 from typing import Any
 
 from cluster import netns
-from cluster.nodes import mount_on_each, spawn_on
-from cluster.state import ClusterState
-from cluster.stores.common import python_module, services_dir, store_dir
+from cluster.nodes import Daemon, mount_on_each, spawn_on
+from cluster.state import ClusterState, Node
+from cluster.stores.common import CLIENT, python_module, services_dir, store_dir
+from hostkit.errors import ServiceError
 from hostkit.ports import port_open
 from hostkit.processes import wait_until
 from hostkit.records import ServiceRecord, save_record
@@ -29,8 +30,32 @@ MANAGER_PORT = 7000
 BENEFACTOR_PORT = 7100
 
 
-def _command(role: str, *options: str) -> list[str]:
-    return python_module("mosastore", role, *options)
+def daemon(cluster: ClusterState, role: str, node: Node) -> Daemon:
+    """How `role` (manager, benefactor, client) starts on `node`."""
+    directory = store_dir(cluster, NAME)
+    secret_file = os.path.join(directory, "secret")
+    named_manager = f"{MANAGER_NAME}:{MANAGER_PORT}"
+    if role == "manager":
+        return Daemon(role, python_module(
+            "mosastore", "manager", "--listen", f"{node.address}:{MANAGER_PORT}",
+            "--db", os.path.join(directory, "manager", "meta.db"), "--secret-file", secret_file),
+            os.path.join(directory, "manager.log"), MANAGER_PORT)
+    if role == "benefactor":
+        return Daemon(role, python_module(
+            "mosastore", "benefactor", "--node", node.name, "--dir", cluster.node_dir(node.name, "mosastore-chunks"),
+            "--listen", f"{node.address}:{BENEFACTOR_PORT}", "--manager", named_manager,
+            "--secret-file", secret_file), cluster.path("nodes", node.name, "benefactor.log"), BENEFACTOR_PORT)
+    if role == CLIENT:
+        return Daemon(role, python_module(
+            "mosastore", "mount", "--mount", mountpoint(cluster), "--manager", named_manager,
+            "--secret-file", secret_file, "--node", node.name,
+            "--spool-dir", cluster.node_dir(node.name, "mosastore-spool")),
+            cluster.path("nodes", node.name, "mosastore-client.log"))
+    raise ServiceError(f"MosaStore has no daemon {role!r} (it has manager, benefactor, {CLIENT})")
+
+
+def mountpoint(cluster: ClusterState) -> str:
+    return cluster.path("mnt", NAME)
 
 
 def start(cluster: ClusterState) -> None:
@@ -41,34 +66,24 @@ def start(cluster: ClusterState) -> None:
     secret = read_secret_file(secret_file)
     head = cluster.nodes[0]
     manager_address = f"{head.address}:{MANAGER_PORT}"
-    log = os.path.join(directory, "manager.log")
     os.makedirs(os.path.join(directory, "manager"), mode=0o700, exist_ok=True)
-    manager, popen = spawn_on(head, "manager", _command(
-        "manager", "--listen", manager_address, "--db", os.path.join(directory, "manager", "meta.db"),
-        "--secret-file", secret_file), log, MANAGER_PORT)
+    launch = daemon(cluster, "manager", head)
+    manager, popen = spawn_on(head, launch)
     cluster.record_started(manager)
     wait_until(lambda: netns.in_namespace(head.namespace, lambda: port_open(MANAGER_PORT, head.address)),
-               popen, "the MosaStore manager", log, timeout=30)
+               popen, "the MosaStore manager", launch.log, timeout=30)
     cluster.endpoints[MANAGER_NAME] = manager_address
-    named_manager = f"{MANAGER_NAME}:{MANAGER_PORT}"
-    started = []
-    for node in cluster.nodes:
-        started.append(cluster.record_started(spawn_on(node, "benefactor", _command(
-            "benefactor", "--node", node.name, "--dir", cluster.node_dir(node.name, "mosastore-chunks"),
-            "--listen", f"{node.address}:{BENEFACTOR_PORT}", "--manager", named_manager,
-            "--secret-file", secret_file), cluster.path("nodes", node.name, "benefactor.log"), BENEFACTOR_PORT)[0]))
+    started = [cluster.record_started(spawn_on(node, daemon(cluster, "benefactor", node))[0])
+               for node in cluster.nodes]
     nodes = [node.name for node in cluster.nodes]
     netns.in_namespace(head.namespace, lambda: deploy.wait_for_benefactors(
         manager_address, check_secret(secret), nodes, timeout=60))
-    mountpoint = cluster.path("mnt", NAME)
-    os.makedirs(mountpoint, exist_ok=True)
-    started += mount_on_each(cluster, lambda node: _command(
-        "mount", "--mount", mountpoint, "--manager", named_manager, "--secret-file", secret_file,
-        "--node", node.name, "--spool-dir", cluster.node_dir(node.name, "mosastore-spool")),
-        mountpoint, deploy.FSTYPE, "the MosaStore client",
-        lambda node: cluster.path("nodes", node.name, "mosastore-client.log"))
+    os.makedirs(mountpoint(cluster), exist_ok=True)
+    started += mount_on_each(cluster, lambda node: daemon(cluster, CLIENT, node), mountpoint(cluster), deploy.FSTYPE,
+                             "the MosaStore client")
     info: dict[str, Any] = {
-        "manager": named_manager, "mountpoint": mountpoint, "nodes": ",".join(nodes), "log": directory,
-        "cluster": cluster.tag, "processes": [asdict(manager), *(asdict(process) for process in started)],
+        "manager": f"{MANAGER_NAME}:{MANAGER_PORT}", "mountpoint": mountpoint(cluster), "nodes": ",".join(nodes),
+        "log": directory, "cluster": cluster.tag,
+        "processes": [asdict(manager), *(asdict(process) for process in started)],
     }
     save_record(services_dir(cluster), ServiceRecord(NAME, manager.pid, manager.create_time, info, {"secret": secret}))

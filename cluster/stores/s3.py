@@ -12,12 +12,14 @@ daemons and run on the first node, sharing its link.)
 from __future__ import annotations
 
 import os
+import subprocess
 from typing import Any
 
 from cluster import netns
+from cluster.nodes import Daemon
 from cluster.state import S3_ADDRESS, ClusterState
 from cluster.stores.common import services_dir, store_dir
-from hostkit.processes import spawn, started, wait_until
+from hostkit.processes import Process, spawn, started, wait_until
 from hostkit.program import module_environment
 from hostkit.records import ServiceRecord, save_record
 from storage_adapters.services import minio
@@ -26,20 +28,31 @@ NAME = "s3"
 PORT, CONSOLE_PORT = 9000, 9001
 
 
-def start(cluster: ClusterState) -> None:
+def daemon(cluster: ClusterState, credentials: dict[str, str]) -> Daemon:
+    """How MinIO starts in S3's namespace (its argv enters the namespace itself), with `credentials`."""
     directory = store_dir(cluster, minio.NAME)
-    credentials = minio.new_credentials()
-    log = os.path.join(directory, "server.log")
     argv = ["ip", "netns", "exec", cluster.s3_namespace,
             *minio.server_argv(minio.find_binary(), os.path.join(directory, "data"), S3_ADDRESS, PORT, CONSOLE_PORT)]
-    popen = spawn(argv, log, {**module_environment(), **minio.server_environment(credentials)})
-    server = cluster.record_started(started("s3", popen, log, PORT, "s3"))
+    return Daemon(NAME, argv, os.path.join(directory, "server.log"), PORT, minio.server_environment(credentials))
+
+
+def spawn_server(cluster: ClusterState, credentials: dict[str, str]) -> tuple[Process, subprocess.Popen[bytes]]:
+    """Start MinIO (recorded in the cluster's record at once)."""
+    launch = daemon(cluster, credentials)
+    popen = spawn(launch.argv, launch.log, {**module_environment(), **launch.env})
+    return cluster.record_started(started(NAME, popen, launch.log, PORT, NAME)), popen
+
+
+def start(cluster: ClusterState) -> None:
+    credentials = minio.new_credentials()
+    server, popen = spawn_server(cluster, credentials)
     wait_until(lambda: netns.in_namespace(cluster.s3_namespace, lambda: minio.healthy(PORT, S3_ADDRESS)),
-               popen, "MinIO", log, timeout=60, secrets=tuple(credentials.values()))
+               popen, "MinIO", server.log, timeout=60, secrets=tuple(credentials.values()))
     address = f"{S3_ADDRESS}:{PORT}"
     cluster.endpoints[NAME] = address
+    directory = store_dir(cluster, minio.NAME)
     info: dict[str, Any] = {"endpoint_url": f"http://{NAME}:{PORT}", "port": PORT, "bucket": minio.DEFAULT_BUCKET,
-                            "data_dir": os.path.join(directory, "data"), "log": log, "cluster": cluster.tag}
+                            "data_dir": os.path.join(directory, "data"), "log": server.log, "cluster": cluster.tag}
     record = ServiceRecord(minio.NAME, server.pid, server.create_time, info, credentials)
     netns.in_namespace(cluster.s3_namespace,
                        lambda: minio.create_bucket(record, minio.DEFAULT_BUCKET, f"http://{address}"))

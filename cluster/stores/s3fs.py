@@ -14,10 +14,10 @@ import os
 from dataclasses import asdict
 from typing import Any
 
-from cluster.nodes import mount_on_each
+from cluster.nodes import Daemon, mount_on_each
 from cluster.state import ClusterState
 from cluster.stores import s3
-from cluster.stores.common import services_dir, store_dir
+from cluster.stores.common import CLIENT, services_dir, store_dir
 from hostkit.errors import ServiceError
 from hostkit.records import ServiceRecord, load_record, save_record
 from storage_adapters.services import minio, s3fs_mount
@@ -49,9 +49,9 @@ def start(cluster: ClusterState) -> None:
     ])
     mountpoint = cluster.path("mnt", NAME)
     os.makedirs(mountpoint, exist_ok=True)
-    clients = mount_on_each(cluster, lambda node: ["s3fs", bucket, mountpoint, "-f", "-o", options], mountpoint,
-                            s3fs_mount.S3FS_FSTYPE, "s3fs",
-                            lambda node: cluster.path("nodes", node.name, "s3fs-client.log"))
+    clients = mount_on_each(cluster, lambda node: Daemon(CLIENT, ["s3fs", bucket, mountpoint, "-f", "-o", options],
+                                                         cluster.path("nodes", node.name, "s3fs-client.log")),
+                            mountpoint, s3fs_mount.S3FS_FSTYPE, "s3fs")
     info: dict[str, Any] = {
         "mountpoint": mountpoint, "bucket": bucket, "endpoint_url": endpoint, "passwd_file": passwd,
         "log": directory, "nodes": ",".join(node.name for node in cluster.nodes), "cluster": cluster.tag,

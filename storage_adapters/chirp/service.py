@@ -44,7 +44,7 @@ from hostkit.mounts import mount_client, recorded_processes, stop_mounted_servic
 from hostkit.ports import LOOPBACK, free_port, port_open
 from hostkit.processes import Process, spawn, started, wait_until
 from hostkit.program import module_environment
-from hostkit.records import ServiceRecord, load_record, running_record, save_record, service_dir
+from hostkit.records import ServiceRecord, load_record, replace_process, running_record, save_record, service_dir
 
 NAME = "chirp"
 FSTYPE = "fuse.chirp"
@@ -260,14 +260,11 @@ def start(state_dir: str, servers: int = 1, subjects: list[str] | None = None) -
 def revive(state_dir: str, record: ServiceRecord) -> ServiceRecord:
     """Start again, on its port and with its data, each server of a running service that died
     (as after a crash: its clients reconnect where they were); the record, updated."""
-    entries = record.info["processes"]
     subjects = record.info["subjects"].split(",")
-    for index, process in enumerate(processes(record)):
+    for process in processes(record):
         if process.role == "server" and not process.running():
-            entries[index] = asdict(start_server(state_dir, process.node, subjects, process.port))
-    first = Process(**entries[0])
-    record = ServiceRecord(NAME, first.pid, first.create_time, record.info, record.secrets)
-    save_record(state_dir, record)
+            record = replace_process(state_dir, record, process,
+                                     start_server(state_dir, process.node, subjects, process.port))
     return record
 
 
