@@ -27,9 +27,10 @@ from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, TypeVar
 
-from hostkit.errors import StorageConfigError
+from hostkit.errors import StorageConfigError, StorageError
 from storage_adapters.base import StorageAdapter, remove_quietly
-from storage_adapters.retries import retrying
+from storage_adapters.errors import StorageUnavailableError
+from storage_adapters.retries import retrying, transient
 from storage_adapters.streaming import InputStreams, open_streams
 
 TRANSFER_THREADS = 4
@@ -77,7 +78,7 @@ class TransferStaging:
     def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str) -> dict[str, str]:
         targets = {logical: os.path.join(scratch_dir, *logical.split("/")) for logical in logical_paths}
         try:
-            _concurrently([lambda l=logical, t=target: retrying(adapter, lambda: adapter.get_file(l, t))
+            _concurrently([lambda l=logical, t=target: _transfer(adapter, l, lambda: adapter.get_file(l, t), "read")
                            for logical, target in targets.items()])
         except BaseException:
             for target in targets.values():
@@ -86,8 +87,34 @@ class TransferStaging:
         return targets
 
     def stage_out(self, adapter: StorageAdapter, outputs: dict[str, str]) -> int:
-        return sum(_concurrently([lambda s=local, d=logical: retrying(adapter, lambda: adapter.put_file(s, d))
+        return sum(_concurrently([lambda s=local, d=logical: _transfer(adapter, d, lambda: adapter.put_file(s, d),
+                                                                       "written")
                                   for local, logical in outputs.items()]))
+
+
+def _transfer(adapter: StorageAdapter, logical: str, transfer: Callable[[], int], done: str) -> int:
+    """One file's transfer, retried while the store is unreachable; if it stays so, the error
+    names the file and the nodes that held its data when it first failed (when the store
+    says where data is: by the end of the window, a lost node may no longer be listed)."""
+    held: list[str] = []
+
+    def attempt() -> int:
+        try:
+            return transfer()
+        except Exception as error:
+            if transient(error) and not held:
+                try:
+                    held.extend(adapter.locations(logical))
+                except (StorageError, OSError):
+                    held.append("")  # unknown: not asked again
+            raise
+
+    try:
+        return retrying(adapter, attempt)
+    except StorageUnavailableError as error:
+        nodes = ", ".join(node for node in held if node)
+        where = f" (its data is on {nodes})" if nodes else ""
+        raise StorageUnavailableError(f"'{logical}'{where} could not be {done}: {error}") from error
 
 
 STRATEGIES: list[StagingStrategy] = [SharedPathStaging(), TransferStaging()]

@@ -39,6 +39,7 @@ QUICK_MODULES = frozenset({
     "storage/test_paths.py",
     "storage/test_config.py",
     "storage/test_retries.py",
+    "storage/test_mount_report.py",
 })
 
 

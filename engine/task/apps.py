@@ -16,9 +16,11 @@ our stderr and kept (last lines) for the error message.
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -29,6 +31,7 @@ from typing import IO, Any, Mapping
 from engine.task.atomic import Publisher, discard, name_beside, temp_beside
 from engine.task.contract import AppSpec, LeafError
 from hostkit.digests import file_digest
+from hostkit.mount_report import read_failures
 
 STDERR_TAIL_LINES = 20
 # Credentials an app never sees, whatever the run's storage (secrets stay out of apps' environments).
@@ -261,7 +264,33 @@ def _failure(spec: AppSpec, reason: str, tail: list[str], retriable: bool = True
     message = f"{reason}\ncommand: {shlex.join(spec.argv)}"
     if tail:
         message += "\nstderr (last lines):\n" + "\n".join(tail)
+    if spec.store_root is not None:
+        message += _store_trouble(spec, spec.store_root)
     return LeafError(message, retriable=retriable)
+
+
+def _store_trouble(spec: AppSpec, root: str) -> str:
+    """What the mount the task ran on says, when it failed under it: its client gone, or the
+    failures its client reports and the first input it cannot read ("" when the store is well,
+    and the failure the app's own)."""
+    where = f"\nstore: the mount at {root} on {socket.gethostname()}"
+    try:
+        os.statvfs(root)  # not os.stat: the kernel may answer that from its cache
+    except OSError as e:
+        gone = " (its client has died; mount the store again on this node)" if e.errno == errno.ENOTCONN else ""
+        return f"{where}: {e.strerror}{gone}"
+    report = read_failures(root)
+    if not report:
+        return ""
+    for path in spec.inputs:
+        try:
+            with open(path, "rb") as source:
+                while source.read(1 << 20):
+                    pass
+        except OSError as e:
+            where += f"\n  input {os.path.relpath(path, root)} cannot be read: {e.strerror}"
+            break
+    return where + "\n  its client reports:\n" + "\n".join(f"    {line}" for line in report.splitlines())
 
 
 def _remove_quietly(path: str) -> None:

@@ -4,7 +4,8 @@ Only the `user.` namespace is stored. `user.mosastore.placement` is checked
 when set and, on a file being written, re-plans where its chunks go;
 `user.mosastore.writer` names the writer's node explicitly (for writers that
 cannot export `SWIFTCLOUD_NODE`, such as a forked worker process);
-`user.mosastore.location` is computed: the nodes holding the file's chunks.
+`user.mosastore.location` is computed: the nodes holding the file's chunks;
+`user.swiftcloud.failures` is the client's recent failures (`hostkit.mount_report`).
 Files being written answer from their local state, the others from the
 manager.
 """
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import pyfuse3
 
+from hostkit.mount_report import FAILURES_XATTR, FailureLog
 from storage_adapters.fuse.handlers import translated
 from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, Plan, parse_hint
 
@@ -37,10 +39,13 @@ class XattrOperations:
 
     _pending: dict[int, PendingFile]
     context: Context
+    failures: FailureLog
 
     @translated
     async def getxattr(self, inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> bytes:
         key = _name(name)
+        if key == FAILURES_XATTR:
+            return self.failures.report()
         pending = self._pending.get(inode)
         if pending is None:
             return bytes((await self.context.call("getxattr", ino=inode, name=key))[1])

@@ -5,7 +5,9 @@ connection that stayed idle too long (60 s by default), so a connection
 taken from the pool may already be dead: when such a reused connection
 breaks before the first answer arrives, the server never executed the
 request, and the call is retried once on a fresh connection. A connection
-that broke is never returned to the pool.
+that broke is never returned to the pool. A mount's client (`patient`) tries
+again for a while to connect to a server that answered before and now refuses
+(`connect`): it may be restarting.
 
 A directory that another client has just created has no ACL for a moment
 (chirp_server makes the directory, then writes its ACL), and a request on it
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from storage_adapters.chirp.protocol import NOT_AUTHORIZED, Connection, is_refusal
+from storage_adapters.retries import patiently
 
 Result = TypeVar("Result")
 # Reuse a connection only well inside the server's idle timeout (60 s by default).
@@ -39,7 +42,7 @@ def parse_address(address: str) -> tuple[str, int]:
 class ChirpClient:
     """Connections to the chirp_server at `address`, each used by one thread at a time."""
 
-    def __init__(self, address: str, timeout: float = 60.0, max_idle: int = 16) -> None:
+    def __init__(self, address: str, timeout: float = 60.0, max_idle: int = 16, patient: bool = False) -> None:
         self.address = address
         self._host, self._port = parse_address(address)
         self._timeout = timeout
@@ -47,10 +50,20 @@ class ChirpClient:
         self._idle: list[tuple[float, Connection]] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._patient = patient  # wait for a server that went away? (see `connect`)
+        self._reached = False  # has the server ever answered?
 
     def connect(self) -> Connection:
-        """A new authenticated connection (ConnectionRefusedError, PermissionError, … when it fails)."""
-        return Connection(self._host, self._port, self._timeout)
+        """A new authenticated connection. For a `patient` client (a mount's), once the server
+        has answered, a connection it refuses, resets or lets time out is tried again while it
+        may be restarting (`retries.patiently`, 30 s), then the last such error is raised,
+        naming the server; a server that never answered fails at once (an address that is
+        wrong, not a restart). Staging retries whole transfers itself."""
+        if not (self._patient and self._reached):
+            connection = Connection(self._host, self._port, self._timeout)
+            self._reached = True
+            return connection
+        return patiently(lambda: Connection(self._host, self._port, self._timeout), f"chirp_server {self.address}")
 
     def _take(self) -> tuple[Connection, bool]:
         now = time.monotonic()

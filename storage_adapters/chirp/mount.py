@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root if args.root.startswith("/") else "/" + args.root
     servers = [server for server in args.servers.split(",") if server]
     try:
-        volume = open_volume(args.volume, args.server, servers, args.seed)
+        volume = open_volume(args.volume, args.server, servers, args.seed, patient=True)
     except ValueError as error:
         print(f"chirp mount: {error}", file=sys.stderr)
         return 2

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import os
 import posixpath
 import random
 import secrets
@@ -193,11 +192,12 @@ class MultiVolume(SingleVolume):
     server among `servers` (see the module docstring). The directory server holds data only
     when listed among `servers` (under any name: the stubs keep the one listed)."""
 
-    def __init__(self, directory: str, servers: Iterable[str], seed: int | None = None) -> None:
+    def __init__(self, directory: str, servers: Iterable[str], seed: int | None = None, patient: bool = False) -> None:
         self.servers = list(dict.fromkeys(servers))
         if not self.servers:
             raise ValueError("a multi-server volume needs at least one data server")
-        self._clients = {address: ChirpClient(address) for address in [directory, *self.servers]}
+        self._patient = patient
+        self._clients = {address: ChirpClient(address, patient=patient) for address in [directory, *self.servers]}
         super().__init__(self._clients[directory])
         self._random = random.Random(seed)
         self._lock = threading.Lock()
@@ -209,7 +209,7 @@ class MultiVolume(SingleVolume):
         """The pool of `server`, made on first use for a server only a stub names."""
         with self._lock:
             if server not in self._clients:
-                self._clients[server] = ChirpClient(server)
+                self._clients[server] = ChirpClient(server, patient=self._patient)
             return self._clients[server]
 
     @staticmethod
@@ -349,11 +349,13 @@ class _Buffer:
 VOLUMES = ("single", "multi")
 
 
-def open_volume(kind: str, server: str, servers: list[str] | None = None, seed: int | None = None) -> SingleVolume:
+def open_volume(kind: str, server: str, servers: list[str] | None = None, seed: int | None = None,
+                patient: bool = False) -> SingleVolume:
     """`server`'s tree alone (`single`), or a multi-server volume whose directory server is
-    `server` and whose data servers are `servers` (by default `server` alone)."""
+    `server` and whose data servers are `servers` (by default `server` alone); `patient`
+    clients wait for a server that restarts (`ChirpClient.connect`: a mount's)."""
     if kind == "single":
-        return SingleVolume(ChirpClient(server))
+        return SingleVolume(ChirpClient(server, patient=patient))
     if kind != "multi":
         raise ValueError(f"a Chirp volume is \"single\" or \"multi\", not {kind!r}")
-    return MultiVolume(server, servers or [server], seed)
+    return MultiVolume(server, servers or [server], seed, patient)

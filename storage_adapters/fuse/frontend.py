@@ -27,6 +27,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import pyfuse3
 import trio
 
+from hostkit.mount_report import FAILURES_XATTR, FailureLog
 from storage_adapters.fuse.callers import killed_by_signal, thread_group
 from storage_adapters.fuse.handlers import translated
 
@@ -80,6 +81,7 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
         self._opening: dict[int, trio.Lock] = {}
         self._handles: dict[int, Handle[P, R]] = {}
         self._next_handle = 1
+        self.failures = FailureLog()  # the store's recent failures (`translated` notes them)
 
     # ----- what a store supplies -----
 
@@ -250,6 +252,13 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
             log.error("inode %d could not be published at release: %s", pending.ino, error)
         finally:
             self._drop_if_unused(pending)
+
+    async def getxattr(self, inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> bytes:
+        """The store's recent failures (`hostkit.mount_report`), on any path; a store with
+        attributes of its own answers the others."""
+        if name == FAILURES_XATTR.encode():
+            return self.failures.report()
+        raise pyfuse3.FUSEError(errno.ENODATA)
 
     async def access(self, inode: int, mode: int, ctx: pyfuse3.RequestContext) -> bool:
         return True  # the kernel checks permissions itself (default_permissions)

@@ -41,6 +41,7 @@ from storage_adapters.fuse.callers import thread_group
 from storage_adapters.fuse.edits import Edits
 from storage_adapters.fuse.frontend import FrontEnd, Handle, serve_mounted
 from storage_adapters.fuse.handlers import decode_name, translated
+from storage_adapters.paths import is_temp_name
 
 log = logging.getLogger("fuse.pathfs")
 Result = TypeVar("Result")
@@ -312,6 +313,10 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         entries: list[tuple[bytes, pyfuse3.EntryAttributes, int]] = []
         seen = set()
         for name, status in sorted(listing):
+            if is_temp_name(name):
+                # A transfer in flight, or what a client killed mid-transfer left: not a file
+                # of the store (the adapters do not list them either).
+                continue
             child = posixpath.join(path, name)
             seen.add(child)
             entries.append((name.encode(errors="surrogateescape"), self._entry(self.names.inode(child, False), status), child))

@@ -23,6 +23,7 @@ from typing import BinaryIO, TypeVar
 from hdfs_native import Client, FileStatus, WriteOptions
 
 from storage_adapters.paths import temp_sibling
+from storage_adapters.retries import patiently
 
 log = logging.getLogger("hdfs.client")
 Result = TypeVar("Result")
@@ -42,6 +43,12 @@ ERRNO_OF_EXCEPTION = (
     ("is non empty", errno.ENOTEMPTY),
     ("SafeModeException", errno.EAGAIN),
     ("Connection refused", errno.ECONNREFUSED),
+    # A transfer that lost its DataNode (hdfs-native's DataTransferError): a file can be written
+    # again, on DataNodes the NameNode then knows to be alive (see `Hdfs.upload`), and a block
+    # read again once its DataNode is back.
+    ("DataTransferError", errno.ECONNRESET),
+    ("Failed to complete file in time", errno.ECONNRESET),  # its last block lost its pipeline
+    ("RPC listener disconnected", errno.ECONNRESET),  # the NameNode went away mid-request
     ("DSQuotaExceededException", errno.ENOSPC),
 )
 
@@ -67,6 +74,8 @@ def _os_error(text: str, path: str) -> OSError:
         if marker in text:
             if number == errno.ECONNREFUSED:
                 return ConnectionRefusedError(number, f"HDFS NameNode unreachable: {message}")
+            if number == errno.ECONNRESET:
+                return ConnectionResetError(number, f"HDFS connection lost: {message}", path)
             return OSError(number, message, path)
     return OSError(errno.EIO, message, path)
 
@@ -74,18 +83,32 @@ def _os_error(text: str, path: str) -> OSError:
 class Hdfs:
     """One HDFS namespace (thread-safe: hdfs-native clients may be shared)."""
 
-    def __init__(self, namenode: str, replication: int | None = None, block_size: int | None = None) -> None:
+    def __init__(self, namenode: str, replication: int | None = None, block_size: int | None = None,
+                 patient: bool = False) -> None:
         self.namenode = namenode
         self.url = f"hdfs://{namenode}"
         self.client = Client(self.url, config={"dfs.client.use.datanode.hostname": "false"})
         self._replication = replication
         self._block_size = block_size
+        self._patient_client = patient  # a mount's: waits for servers that went away (`_patient`)
+        self._reached = False  # has the NameNode ever answered?
+
+    def _patient(self, operation: Callable[[], Result], path: str) -> Result:
+        """`translated(operation)`; for a patient client, once the NameNode has answered,
+        tried again while the NameNode or a DataNode cannot be reached (`retries.patiently`,
+        30 s). Before that, an unreachable NameNode is a wrong address, reported at once;
+        staging retries whole transfers itself."""
+        if not (self._patient_client and self._reached):
+            result = translated(operation, path)
+            self._reached = True
+            return result
+        return patiently(lambda: translated(operation, path), f"HDFS at {self.namenode}")
 
     def info(self, path: str) -> FileStatus:
-        return translated(lambda: self.client.get_file_info(path), path)
+        return self._patient(lambda: self.client.get_file_info(path), path)
 
     def listdir(self, path: str) -> list[FileStatus]:
-        return translated(lambda: list(self.client.list_status(path)), path)
+        return self._patient(lambda: list(self.client.list_status(path)), path)
 
     def mkdirs(self, path: str, mode: int = 0o700) -> None:
         translated(lambda: self.client.mkdirs(path, mode, create_parent=True), path)
@@ -131,7 +154,7 @@ class Hdfs:
 
     @contextlib.contextmanager
     def reader(self, path: str) -> Iterator[BinaryIO]:
-        handle = translated(lambda: self.client.read(path), path)
+        handle = self._patient(lambda: self.client.read(path), path)
         try:
             yield handle
         finally:
@@ -147,8 +170,27 @@ class Hdfs:
         return total
 
     def upload(self, source: BinaryIO, path: str, mode: int = 0o600) -> None:
-        """Write `source` (to its end) as the whole new content of `path`, atomically."""
+        """Write `source` (to its end) as the whole new content of `path`, atomically. A write
+        whose pipeline lost a DataNode, or that met the NameNode restarting, is written again
+        from the start when `source` can seek (`_patient`)."""
         temporary = temp_sibling(path)
+        if not source.seekable():
+            self._upload_once(source, path, mode, temporary)
+            return
+        start = source.tell()
+        tries = 0
+
+        def attempt() -> None:
+            nonlocal tries
+            if tries:  # what a failed try left, if its cleanup could not reach the NameNode
+                translated(lambda: self.client.delete(temporary, recursive=False), temporary)
+            tries += 1
+            source.seek(start)
+            self._upload_once(source, path, mode, temporary)
+
+        self._patient(attempt, path)
+
+    def _upload_once(self, source: BinaryIO, path: str, mode: int, temporary: str) -> None:
         options = WriteOptions()
         options.overwrite, options.create_parent, options.permission = True, False, mode
         if self._replication:

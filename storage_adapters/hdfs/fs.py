@@ -93,13 +93,24 @@ class HdfsRemote:
 
 
 class _Limited:
-    """The first `remaining` bytes of a file."""
+    """The first `size` bytes of a file, which can be read again from the start (`seek(0)`)."""
 
-    def __init__(self, source: BinaryIO, remaining: int) -> None:
+    def __init__(self, source: BinaryIO, size: int) -> None:
         self._source = source
-        self._remaining = remaining
+        self._size = size
+        self._remaining = size
 
     def read(self, size: int) -> bytes:
         block = self._source.read(min(size, self._remaining))
         self._remaining -= len(block)
         return block
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._size - self._remaining
+
+    def seek(self, offset: int) -> None:
+        self._source.seek(offset)
+        self._remaining = self._size - offset

@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging("hdfs", args.verbose)
     root = args.root if args.root.startswith("/") else "/" + args.root
     try:
-        hdfs = Hdfs(args.namenode, args.replication, args.block_size)
+        hdfs = Hdfs(args.namenode, args.replication, args.block_size, patient=True)
         if not hdfs.info(root).isdir:
             raise NotADirectoryError(f"{root} in HDFS is not a directory")
     except (OSError, ValueError) as error:

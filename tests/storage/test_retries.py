@@ -4,7 +4,8 @@ A clock and a sleep of the test's own stand in for time: the schedule of retries
 checked exactly, with no waiting. The S3 adapter's translation of boto's errors into
 the unavailable kind is checked against a real port nobody listens on. A store
 client that reports a failed upload as an OSError fails the task as a staging failure
-(retriable), not as an internal error.
+(retriable), not as an internal error. HDFS's transfer failures that a new pipeline or a
+restarted server ends are retried; a missing file is not.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from engine.task.apps import run_app
 from engine.task.atomic import Publisher
 from engine.task.contract import AppPhases, AppSpec, LeafError, StagingPlan
 from engine.task.staging import run_staged
+from hostkit.errors import StorageConfigError
 from hostkit.ports import free_port
 from storage_adapters.errors import StorageTransferError, StorageUnavailableError
+from storage_adapters.hdfs.client import translated
 from storage_adapters.local import LocalAdapter
-from storage_adapters.retries import MAX_DELAY_S, UNAVAILABLE_RETRY_S, retrying
+from storage_adapters.retries import MAX_DELAY_S, UNAVAILABLE_RETRY_S, retrying, transient
 from storage_adapters.s3 import S3Adapter
 
 
@@ -114,3 +117,47 @@ def test_an_upload_failing_with_an_os_error_fails_the_task_as_staging_not_intern
         run_staged(spec, spec.staging, store, lambda local: run_app(local, Publisher(), set()), AppPhases())
     assert caught.value.retriable and caught.value.message.startswith("staging out failed: [Errno 5] OperationFailed")
     assert not (tmp_path / "store" / "out.txt").exists()
+
+
+def test_the_window_can_be_set_in_the_environment(store: LocalAdapter, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SWIFTCLOUD_RETRY_WINDOW_S", "3")
+    time = FakeTime()
+
+    def request() -> None:
+        raise ConnectionResetError(104, "Connection reset by peer")
+
+    with pytest.raises(StorageUnavailableError, match=r"could not be reached for 3 s\)"):
+        retrying(store, request, clock=time.clock, sleep=time.sleep)
+    assert time.sleeps == [0.25, 0.5, 1.0]  # a fourth try would have ended past 3 s
+
+
+@pytest.mark.parametrize("given", ["soon", "-1", "nan"])
+def test_a_window_that_is_no_number_of_seconds_is_a_clear_error(store: LocalAdapter, given: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SWIFTCLOUD_RETRY_WINDOW_S", given)
+    with pytest.raises(StorageConfigError, match="SWIFTCLOUD_RETRY_WINDOW_S must be a number of seconds"):
+        retrying(store, lambda: None)
+
+
+@pytest.mark.parametrize("text", ['DataTransferError("All DataNodes failed: []")',
+                                  'OperationFailed("Failed to complete file in time")',
+                                  "RPC listener disconnected"])
+def test_hdfs_transfers_that_lost_a_server_are_worth_trying_again(text: str) -> None:
+    """hdfs-native's errors for a DataNode lost mid-transfer, a last block left without its
+    pipeline, and the NameNode gone mid-request: retried, as a restart or a new pipeline ends
+    them (a missing file is not)."""
+    def request() -> None:
+        raise OSError(text)
+
+    with pytest.raises(OSError) as caught:
+        translated(request, "/data/1.dat")
+    assert transient(caught.value) and "/data/1.dat" in str(caught.value)
+
+
+def test_a_missing_hdfs_file_is_not_tried_again() -> None:
+    def request() -> None:
+        raise RuntimeError("java.io.FileNotFoundException: File does not exist: /x")
+
+    with pytest.raises(FileNotFoundError) as missing:
+        translated(request, "/x")
+    assert not transient(missing.value)
