@@ -91,6 +91,14 @@ def per_node(cluster: ClusterState, argv: list[str], mpiexec: str) -> list[str]:
     return on_node(cluster.nodes[0], launch, os.getcwd())
 
 
+def runs_environment(state_dir: str) -> dict[str, str]:
+    """Our environment for a `swiftcloud run --cluster` started from here: the cluster found
+    under `state_dir` (and no emulated node's own names)."""
+    env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
+    env["SWIFTCLOUD_STATE_DIR"] = state_dir
+    return env
+
+
 def node_environment(cluster: ClusterState) -> dict[str, str]:
     """What swiftcloud runs on a node need: the cluster's record, its stores (which
     `--storage NAME` finds in their state directory) and the node's own scratch directory."""

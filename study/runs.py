@@ -1,5 +1,4 @@
-"""One workflow run of the study as data (from the report's span layer), and the environment
-runs on the cluster need."""
+"""One workflow run of the study as data (from the report's span layer)."""
 
 from __future__ import annotations
 
@@ -11,13 +10,6 @@ from typing import Any
 from engine.observe.spans import load_run, summarize
 from engine.observe.timeline import write_timeline
 from study.coordination import wait_per_worker
-
-
-def study_environment(state_dir: str) -> dict[str, str]:
-    """Our environment for `swiftcloud run --cluster`: the cluster found under `state_dir`."""
-    env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
-    env["SWIFTCLOUD_STATE_DIR"] = state_dir
-    return env
 
 
 @dataclass

@@ -25,11 +25,12 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from cluster.cpuwatch import CpuWatch
+from cluster.launch import runs_environment
 from cluster.state import ClusterState
 from hostkit.program import swiftcloud_command
 from study.plots import completion_overlay, grouped_bars, queueing, worker_trace
 from study.repeats import headroom, measure_from, median_index, round_robin
-from study.runs import RunResult, run_summary, study_environment
+from study.runs import RunResult, run_summary
 
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STREAM_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stream.swift")
@@ -130,7 +131,7 @@ class StudyRunner:
         self.out_dir = out_dir
         self.options = options
         self.say = say
-        self.env = study_environment(state_dir)
+        self.env = runs_environment(state_dir)
         self.config = settings_file(out_dir)
 
     def run(self, tag: str, script: str, table: str, args: list[str]) -> RunResult:

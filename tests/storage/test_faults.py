@@ -10,8 +10,10 @@ SIGKILL. The run must end with status 0 and outputs byte-identical to a run on l
 - Chirp staging, its one chirp_server started again on the same port and data:
   likewise.
 - The MosaStore mount with two copies of every file, a benefactor holding one of each
-  lost for good (see the test); MosaStore's manager killed and restarted; its FUSE
-  client killed and mounted again, then `run --resume`.
+  lost for good (see the test): its chunks are copied again, and later files avoid it.
+
+The fault matrix on the emulated cluster (every store's data, metadata and client daemons)
+is tests/cluster/test_faults.py.
 """
 
 from __future__ import annotations
@@ -227,47 +229,3 @@ def test_the_chirp_server_killed_and_restarted_mid_run(reference: Path, tmp_path
     finally:
         chirp_service.stop(str(state))
         chirp_service.purge(str(state))
-
-
-def test_the_mosastore_manager_killed_and_restarted_mid_run(reference: Path, tmp_path: Path,
-                                                           runs: list[subprocess.Popen[str]],
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """MosaStore's manager (its metadata) killed and started again on its port and metadata:
-    the mount's client retries the manager, so every task succeeds at its first attempt."""
-    state = str(tmp_path / "mosastore-state")
-    with running_store(state, benefactors=3):
-        run = run_until_ended(runs, reference, tmp_path / "mosastore", state, "mosastore")
-        service.restart_manager(state, kill=True)
-        restarted_at = time.time()
-        _, stderr = run.communicate(timeout=600)
-        assert run.returncode == 0, stderr
-        finished = ends(tmp_path / "mosastore" / "run")
-        assert len(finished) == TASKS and all(r["status"] == "ok" and r["attempts"] == 1 for r in finished)
-        assert sum(r["time"] > restarted_at for r in finished) >= 100
-        assert_same_outputs(reference, state, "mosastore", monkeypatch)
-
-
-def test_the_mosastore_client_killed_mid_run_then_resume(reference: Path, tmp_path: Path,
-                                                        runs: list[subprocess.Popen[str]],
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The node's FUSE client killed (its mount gone for a moment) and mounted again: tasks
-    that were using the mount fail, and the run stops with a clear error (or finishes, if
-    none was); `run --resume` then finishes it, with outputs identical to a clean run and
-    nothing published from a failed write."""
-    state = str(tmp_path / "mosastore-state")
-    with running_store(state, benefactors=3):
-        work = tmp_path / "mosastore"
-        run = run_until_ended(runs, reference, work, state, "mosastore")
-        service.restart_client(state, kill=True)
-        _, stderr = run.communicate(timeout=600)
-        assert "Traceback" not in stderr and "internal error" not in stderr, stderr
-        if run.returncode != 0:
-            assert run.returncode == 1 and "failed" in stderr, stderr
-            resumed = swiftcloud(work, state, "run", "-n", "3", "--transport", "local", "--storage", "mosastore",
-                                 "--run-dir", "resumed", "--resume-from", "run", "w.swift")
-            _, stderr = resumed.communicate(timeout=600)
-            assert resumed.returncode == 0, stderr
-            assert "app task(s) reused" in stderr
-        assert_same_outputs(reference, state, "mosastore", monkeypatch)
-        mount = Path(service.status(state).info["mountpoint"])  # type: ignore[union-attr]
-        assert not [path for path in mount.rglob(".*.part*")], "a temporary of a failed write is visible"
