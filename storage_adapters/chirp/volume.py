@@ -17,9 +17,10 @@ is not on this machine, so the stub format is our own:
 
 Publishing a file writes its data first, then its stub under a hidden temporary name,
 renamed over the final name: the stub is the publish step, so no reader sees a file
-before its data is complete. Deleting removes the data, then the stub; renaming moves the
-stub only; a stub replaced by a publish or a rename has its old data removed after. A
-listing lists the directory server and reads each file's stub for its size.
+before its data is complete. Deleting removes the stub, then the data (kept, unnamed, if
+its server is down); renaming moves the stub only; a stub replaced by a publish or a rename
+has its old data removed after. A listing lists the directory server and reads each file's
+stub for its size.
 """
 
 from __future__ import annotations
@@ -261,9 +262,11 @@ class MultiVolume(SingleVolume):
             return None  # no file there (or a directory): no data to remove after
 
     def unlink(self, path: str) -> None:
+        """Remove the stub, then the data: the file is gone once its stub is, even when its
+        data server is down (its data is then left there, unnamed)."""
         stub = self.stub(path)
-        self.client(stub.server).call(lambda c: c.unlink(stub.path))
         super().unlink(self.tree(path))
+        self._remove_data(stub)
 
     def rename(self, source: str, target: str) -> None:
         replaced = self._old_stub(target)
