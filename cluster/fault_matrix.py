@@ -255,7 +255,7 @@ class Matrix:
 
     def _wait_for_ends(self, run: subprocess.Popen[str], run_dir: str, begin: float, outcome: Outcome) -> bool:
         """Wait until FAULT_AFTER tasks have ended; False (a problem noted) if the run did not get there."""
-        while len(_ends(run_dir)) < FAULT_AFTER:
+        while len(task_ends(run_dir)) < FAULT_AFTER:
             if run.poll() is not None:
                 outcome.problems.append(f"the run ended before the fault: {_tail(_finish(run)[1])}")
                 return False
@@ -365,7 +365,8 @@ def _records(run_dir: str) -> list[dict]:
     return records
 
 
-def _ends(run_dir: str) -> list[dict]:
+def task_ends(run_dir: str) -> list[dict]:
+    """The `end` records of a run's log so far (a line being written is not read)."""
     return [record for record in _records(run_dir) if record.get("event") == "end"]
 
 

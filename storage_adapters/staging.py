@@ -22,6 +22,7 @@ task runs (`storage_adapters.streaming`); other stores copy.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -93,16 +94,17 @@ class TransferStaging:
 
 
 def _transfer(adapter: StorageAdapter, logical: str, transfer: Callable[[], int], done: str) -> int:
-    """One file's transfer, retried while the store is unreachable; if it stays so, the error
-    names the file and the nodes that held its data when it first failed (when the store
-    says where data is: by the end of the window, a lost node may no longer be listed)."""
+    """One file's transfer, retried while the store is unreachable. If it fails for good (the
+    store stays unreachable, or answers an I/O error), the error names the file and the nodes
+    that held its data when it first failed (when the store says where data is: a node that
+    is lost drops out of that list)."""
     held: list[str] = []
 
     def attempt() -> int:
         try:
             return transfer()
         except Exception as error:
-            if transient(error) and not held:
+            if (transient(error) or _io_error(error)) and not held:
                 try:
                     held.extend(adapter.locations(logical))
                 except (StorageError, OSError):
@@ -111,10 +113,18 @@ def _transfer(adapter: StorageAdapter, logical: str, transfer: Callable[[], int]
 
     try:
         return retrying(adapter, attempt)
-    except StorageUnavailableError as error:
+    except (StorageUnavailableError, OSError) as error:
+        if not isinstance(error, StorageUnavailableError) and not _io_error(error):
+            raise
         nodes = ", ".join(node for node in held if node)
-        where = f" (its data is on {nodes})" if nodes else ""
-        raise StorageUnavailableError(f"'{logical}'{where} could not be {done}: {error}") from error
+        message = f"'{logical}'{f' (its data is on {nodes})' if nodes else ''} could not be {done}"
+        if isinstance(error, StorageUnavailableError):
+            raise StorageUnavailableError(f"{message}: {error}") from error
+        raise OSError(errno.EIO, f"{message}, in {adapter.describe()}: {error.strerror or error}") from error
+
+
+def _io_error(error: BaseException) -> bool:
+    return isinstance(error, OSError) and error.errno == errno.EIO
 
 
 STRATEGIES: list[StagingStrategy] = [SharedPathStaging(), TransferStaging()]

@@ -7,6 +7,8 @@ Java exception; `translated` turns those into OSErrors with the errno a
 POSIX caller expects, and an unreachable NameNode into ConnectionError.
 A file is written once, under a hidden temporary name, and renamed over its
 final name with `overwrite`, so readers see the old file or the whole new one.
+A mount's client (`patient`) waits for a NameNode that restarts or is in safe
+mode, and writes again a file whose write pipeline lost a DataNode.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import stat
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, TypeVar
 
-from hdfs_native import Client, FileStatus, WriteOptions
+from hdfs_native import Client, ContentSummary, FileReader, FileStatus, WriteOptions
 
 from storage_adapters.paths import temp_sibling
 from storage_adapters.retries import patiently
@@ -43,11 +45,21 @@ ERRNO_OF_EXCEPTION = (
     ("is non empty", errno.ENOTEMPTY),
     ("SafeModeException", errno.EAGAIN),
     ("Connection refused", errno.ECONNREFUSED),
-    # A transfer that lost its DataNode (hdfs-native's DataTransferError): a file can be written
-    # again, on DataNodes the NameNode then knows to be alive (see `Hdfs.upload`), and a block
-    # read again once its DataNode is back.
-    ("DataTransferError", errno.ECONNRESET),
-    ("Failed to complete file in time", errno.ECONNRESET),  # its last block lost its pipeline
+    # A write whose pipeline lost a DataNode (hdfs-native 0.14's words for it): written again,
+    # it goes to DataNodes the NameNode knows to be alive (see `Hdfs.upload`). A read that no
+    # DataNode could serve ("All DataNodes failed") is not among them: it is also what a block
+    # failing its checksums gives.
+    ("Failed to complete file in time", errno.ECONNRESET),
+    ("No new datanode found", errno.ECONNRESET),
+    ("Datanode connection closed", errno.ECONNRESET),
+    ("Failed to add a datanode", errno.ECONNRESET),
+    ("All nodes failed for write", errno.ECONNRESET),
+    ("Block writer", errno.ECONNRESET),  # "... is closed", "... closed prematurely"
+    ("Failed to replay packets", errno.ECONNRESET),
+    ("Failed to send all packets", errno.ECONNRESET),
+    ("Insufficient blocks succeeded", errno.ECONNRESET),
+    ("acknowledgement does not match", errno.ECONNRESET),
+    ("unknown seqno", errno.ECONNRESET),
     ("RPC listener disconnected", errno.ECONNRESET),  # the NameNode went away mid-request
     ("DSQuotaExceededException", errno.ENOSPC),
 )
@@ -111,7 +123,7 @@ class Hdfs:
         return self._patient(lambda: list(self.client.list_status(path)), path)
 
     def mkdirs(self, path: str, mode: int = 0o700) -> None:
-        translated(lambda: self.client.mkdirs(path, mode, create_parent=True), path)
+        self._patient(lambda: self.client.mkdirs(path, mode, create_parent=True), path)
 
     def mkdir(self, path: str, mode: int = 0o700) -> None:
         """Create one directory; its parent must exist, and the name must be free."""
@@ -120,12 +132,12 @@ class Hdfs:
             raise FileExistsError(errno.EEXIST, "already exists", path)
         if not stat_is_dir(self.info(posixpath.dirname(path) or "/")):
             raise NotADirectoryError(errno.ENOTDIR, "parent is not a directory", path)
-        translated(lambda: self.client.mkdirs(path, mode, create_parent=False), path)
+        self._patient(lambda: self.client.mkdirs(path, mode, create_parent=False), path)
 
     def delete(self, path: str, directory: bool) -> None:
         if directory and self.listdir(path):
             raise OSError(errno.ENOTEMPTY, "directory not empty", path)
-        if not translated(lambda: self.client.delete(path, recursive=False), path):
+        if not self._patient(lambda: self.client.delete(path, recursive=False), path):
             raise FileNotFoundError(errno.ENOENT, "no such file", path)
 
     def rename(self, source: str, target: str) -> None:
@@ -134,7 +146,7 @@ class Hdfs:
             if self.info(target).isdir:
                 raise IsADirectoryError(errno.EISDIR, "target is a directory", target)
         try:
-            translated(lambda: self.client.rename(source, target, overwrite=True), source)
+            self._patient(lambda: self.client.rename(source, target, overwrite=True), source)
         except FileNotFoundError:
             # A rename that the client retried after its first attempt went through (the answer
             # was lost) finds no source: that is success, not an error.
@@ -150,11 +162,18 @@ class Hdfs:
         return True
 
     def chmod(self, path: str, mode: int) -> None:
-        translated(lambda: self.client.set_permission(path, mode), path)
+        self._patient(lambda: self.client.set_permission(path, mode), path)
+
+    def open_reader(self, path: str) -> FileReader:
+        """hdfs-native's reader of `path` (close it)."""
+        return self._patient(lambda: self.client.read(path), path)
+
+    def content_summary(self, path: str) -> ContentSummary:
+        return self._patient(lambda: self.client.get_content_summary(path), path)
 
     @contextlib.contextmanager
     def reader(self, path: str) -> Iterator[BinaryIO]:
-        handle = self._patient(lambda: self.client.read(path), path)
+        handle = self.open_reader(path)
         try:
             yield handle
         finally:

@@ -26,7 +26,7 @@ class HdfsReader:
 
     def __init__(self, hdfs: Hdfs, path: str) -> None:
         self._path = path
-        self._reader = translated(lambda: hdfs.client.read(path), path)
+        self._reader = hdfs.open_reader(path)
 
     def read(self, offset: int, size: int) -> bytes:
         length = max(0, min(size, self._reader.size - offset))
@@ -74,7 +74,7 @@ class HdfsRemote:
     def statfs(self) -> tuple[int, int, int, int, int]:
         """What is used under the root, against a nominal 4 TiB (the client cannot ask the
         NameNode for the cluster's capacity)."""
-        summary = translated(lambda: self.hdfs.client.get_content_summary(self._full("/")), "/")
+        summary = self.hdfs.content_summary(self._full("/"))
         blocks = 2**30
         used = min(summary.length // 4096, blocks - 1)
         files = summary.file_count + summary.directory_count

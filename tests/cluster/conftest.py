@@ -96,8 +96,12 @@ def pids_in(record: dict) -> list[int]:
     return found
 
 
-def bring_up(state: Path, *words: str) -> Cluster:
+def bring_up(state: Path, *words: str, regions: str | None = None) -> Cluster:
+    """`cluster up WORDS` in `state`, with `regions` (TOML) as its regions file when given."""
     state.mkdir(parents=True, exist_ok=True)
+    if regions is not None:
+        (state / "regions.toml").write_text(regions)
+        words = (*words, "--regions", str(state / "regions.toml"))
     cluster = Cluster(state, environment(state))
     up = cluster.swiftcloud("cluster", "up", *words)
     assert up.returncode == 0, up.stderr + up.stdout

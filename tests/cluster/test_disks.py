@@ -33,8 +33,7 @@ REGIONS = '[[region]]\nname = "home"\nnodes = 2\nnode_mbit = 200\ndisk_mbps = 10
 def disked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """Two nodes in one region, each with a disk of 100 MB/s."""
     state = tmp_path_factory.mktemp("disked")
-    (state / "regions.toml").write_text(REGIONS)
-    cluster = bring_up(state, "--nodes", "2", "--regions", str(state / "regions.toml"))
+    cluster = bring_up(state, "--nodes", "2", regions=REGIONS)
     try:
         yield cluster
     finally:

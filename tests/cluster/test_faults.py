@@ -38,10 +38,8 @@ s3_rtt_ms = 2
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    state = tmp_path_factory.mktemp("faults")
-    (state / "regions.toml").write_text(REGIONS)
-    cluster = bring_up(state, "--nodes", str(NODES), "--storage", ",".join(STORAGE), "--regions",
-                       str(state / "regions.toml"))
+    cluster = bring_up(tmp_path_factory.mktemp("faults"), "--nodes", str(NODES), "--storage", ",".join(STORAGE),
+                       regions=REGIONS)
     try:
         yield cluster
     finally:

@@ -49,9 +49,7 @@ rtt_ms = 20
 @pytest.fixture(scope="module")
 def two_regions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     state = tmp_path_factory.mktemp("two-regions")
-    (state / "regions.toml").write_text(REGIONS)
-    cluster = bring_up(state, "--nodes", "3", "--regions", str(state / "regions.toml"),
-                       "--storage", "mosastore,s3,hdfs,chirp")
+    cluster = bring_up(state, "--nodes", "3", "--storage", "mosastore,s3,hdfs,chirp", regions=REGIONS)
     chirp_data = chirp.data_directory(str(state / "cluster" / "services"), "node1")
     try:
         yield cluster

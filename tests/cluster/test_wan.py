@@ -42,9 +42,7 @@ S3_RTT_MS = 20.0  # the home region's default
 def far(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """node1 and node2 at home, node3 60 ms away behind a 100 Mbit/s WAN; MosaStore and S3."""
     directory = tmp_path_factory.mktemp("wan")
-    (directory / "regions.toml").write_text(REGIONS)
-    cluster = bring_up(directory, "--nodes", "3", "--regions", str(directory / "regions.toml"),
-                       "--storage", "mosastore,s3")
+    cluster = bring_up(directory, "--nodes", "3", "--storage", "mosastore,s3", regions=REGIONS)
     try:
         yield cluster
     finally:

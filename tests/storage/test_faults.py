@@ -19,7 +19,6 @@ is tests/cluster/test_faults.py.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import signal
 import subprocess
@@ -31,6 +30,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from cluster.fault_matrix import FAULT_AFTER, SCRIPT, TASKS, task_ends
 from hostkit.ports import bindable
 from hostkit.processes import stop_process
 from hostkit.records import ServiceRecord
@@ -44,20 +44,7 @@ from .conftest import started_minio
 from .mosastore.stores import running_store, skip_unless_fuse
 
 REPO = Path(__file__).resolve().parents[2]
-TASKS = 201
-KILL_AFTER = 40
-SCRIPT = """\
-app (file o) writer (file t, int i) { "cp" t o }
-app (file o) digest (file i) { "sha256sum" @stdin=i @stdout=o }
-app (file o) merge (file d[]) { "cat" d @stdout=o }
-file template = input_file("template.dat");
-file sums[];
-foreach i in [1:100] {
-  file data <sprintf("data/%i.dat", i)> = writer(template, i);
-  sums[i] = digest(data);
-}
-file merged <"merged.txt"> = merge(sums);
-"""
+KILL_AFTER = FAULT_AFTER
 
 
 @pytest.fixture(scope="module")
@@ -77,20 +64,6 @@ def swiftcloud(cwd: Path, state: str, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "SWIFTCLOUD_STATE_DIR": state}
     return subprocess.Popen([sys.executable, "-m", "swiftcloud", *args], cwd=cwd, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-
-
-def ends(run_dir: Path) -> list[dict]:
-    try:
-        lines = (run_dir / "events.jsonl").read_text().splitlines()
-    except FileNotFoundError:
-        return []
-    records = []
-    for line in lines:
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            break  # a line being written
-    return [record for record in records if record["event"] == "end"]
 
 
 def kill_hard(record: ServiceRecord) -> None:
@@ -134,7 +107,7 @@ def run_until_ended(runs: list[subprocess.Popen[str]], reference: Path, work: Pa
                      "--run-dir", "run", "w.swift")
     runs.append(run)
     deadline = time.monotonic() + 300
-    while len(ends(work / "run")) < KILL_AFTER:
+    while len(task_ends(str(work / "run"))) < KILL_AFTER:
         assert run.poll() is None, f"the run ended before the fault: {run.communicate()[1]}"
         assert time.monotonic() < deadline, "the run did not get going"
         time.sleep(0.05)
@@ -161,7 +134,7 @@ def test_minio_killed_and_restarted_mid_run(server: tuple[str, ServiceRecord], r
     _, stderr = run.communicate(timeout=300)
     assert run.returncode == 0, stderr
 
-    finished = ends(tmp_path / "s3" / "run")
+    finished = task_ends(str(tmp_path / "s3" / "run"))
     assert len(finished) == TASKS and all(r["status"] == "ok" and r["attempts"] == 1 for r in finished)
     assert sum(r["time"] < killed_at for r in finished) >= KILL_AFTER
     assert sum(r["time"] > restarted_at for r in finished) >= 1  # the run went on through the restart
@@ -187,7 +160,7 @@ def test_a_mosastore_benefactor_killed_mid_run_with_two_copies(reference: Path, 
         killed_at = time.time()
         _, stderr = run.communicate(timeout=600)
         assert run.returncode == 0, stderr
-        finished = ends(tmp_path / "mosastore" / "run")
+        finished = task_ends(str(tmp_path / "mosastore" / "run"))
         assert len(finished) == TASKS and all(r["status"] == "ok" for r in finished)
         assert sum(r["time"] > killed_at for r in finished) >= 100  # most of the workflow ran without the node
         assert_same_outputs(reference, state, "mosastore", monkeypatch)
@@ -220,7 +193,7 @@ def test_the_chirp_server_killed_and_restarted_mid_run(reference: Path, tmp_path
         assert revived.port == server.port and revived.pid != server.pid
         _, stderr = run.communicate(timeout=300)
         assert run.returncode == 0, stderr
-        finished = ends(tmp_path / "chirp" / "run")
+        finished = task_ends(str(tmp_path / "chirp" / "run"))
         assert len(finished) == TASKS and all(r["status"] == "ok" and r["attempts"] == 1 for r in finished)
         assert sum(r["time"] > killed_at for r in finished) >= 100
         (tmp_path / "swiftcloud.toml").write_text('[storage.chirp]\nmode = "staging"\n')

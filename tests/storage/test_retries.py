@@ -115,7 +115,8 @@ def test_an_upload_failing_with_an_os_error_fails_the_task_as_staging_not_intern
                                        argv_files=(2,)))
     with pytest.raises(LeafError) as caught:
         run_staged(spec, spec.staging, store, lambda local: run_app(local, Publisher(), set()), AppPhases())
-    assert caught.value.retriable and caught.value.message.startswith("staging out failed: [Errno 5] OperationFailed")
+    assert caught.value.retriable and caught.value.message.startswith(
+        "staging out failed: [Errno 5] 'out.txt' could not be written, in storage 'flaky' (local): OperationFailed")
     assert not (tmp_path / "store" / "out.txt").exists()
 
 
@@ -139,13 +140,14 @@ def test_a_window_that_is_no_number_of_seconds_is_a_clear_error(store: LocalAdap
         retrying(store, lambda: None)
 
 
-@pytest.mark.parametrize("text", ['DataTransferError("All DataNodes failed: []")',
+@pytest.mark.parametrize("text", ['DataTransferError("Datanode connection closed while waiting for ack")',
+                                  'DataTransferError("No new datanode found in updated block locations")',
+                                  'DataTransferError("Block writer is closed")',
                                   'OperationFailed("Failed to complete file in time")',
                                   "RPC listener disconnected"])
 def test_hdfs_transfers_that_lost_a_server_are_worth_trying_again(text: str) -> None:
-    """hdfs-native's errors for a DataNode lost mid-transfer, a last block left without its
-    pipeline, and the NameNode gone mid-request: retried, as a restart or a new pipeline ends
-    them (a missing file is not)."""
+    """hdfs-native's errors for a write whose pipeline lost a DataNode, and for the NameNode
+    gone mid-request: retried, as a new pipeline or a restart ends them."""
     def request() -> None:
         raise OSError(text)
 
@@ -154,10 +156,14 @@ def test_hdfs_transfers_that_lost_a_server_are_worth_trying_again(text: str) -> 
     assert transient(caught.value) and "/data/1.dat" in str(caught.value)
 
 
-def test_a_missing_hdfs_file_is_not_tried_again() -> None:
+@pytest.mark.parametrize("text, kind", [("java.io.FileNotFoundException: File does not exist: /x", FileNotFoundError),
+                                        ('DataTransferError("All DataNodes failed: [...]")', OSError)])
+def test_a_missing_hdfs_file_or_an_unreadable_block_is_not_tried_again(text: str, kind: type) -> None:
+    """A block no DataNode could serve is also a block that failed its checksums: reading it
+    again for 30 s would not help."""
     def request() -> None:
-        raise RuntimeError("java.io.FileNotFoundException: File does not exist: /x")
+        raise RuntimeError(text)
 
-    with pytest.raises(FileNotFoundError) as missing:
+    with pytest.raises(kind) as caught:
         translated(request, "/x")
-    assert not transient(missing.value)
+    assert not transient(caught.value)
