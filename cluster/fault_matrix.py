@@ -29,6 +29,7 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from blake3 import blake3
@@ -37,9 +38,12 @@ from cluster import faults
 from cluster.launch import runs_environment
 from cluster.nodes import on_node
 from cluster.state import ClusterState
+from cluster.stores import chirp, hdfs, mosastore
 from cluster.stores.common import CLIENT
+from engine.verify import recorded_run
 from hostkit.errors import ServiceError
 from hostkit.program import swiftcloud_command
+from mosastore.placement import PLACEMENT_XATTR
 
 TASKS = 201
 FAULT_AFTER = 40  # tasks ended before the fault
@@ -57,9 +61,10 @@ foreach i in [1:100] {
 }
 file merged <"merged.txt"> = merge(sums);
 """
+REPLICATED_DIR = "r2"
 # The stores as the cells use them: the mounts, HDFS staged with one copy of each block, S3
 # staged, and MosaStore with two copies of every file under `r2/` (a placement hint).
-SETTINGS = """\
+SETTINGS = f"""\
 [storage.hdfs-shared]
 backend = "hdfs"
 mode = "shared"
@@ -74,13 +79,13 @@ mode = "shared"
 
 [storage.mosastore-r2]
 backend = "mosastore"
-subdir = "r2"
+subdir = "{REPLICATED_DIR}"
 """
-REPLICATED_DIR = "r2"
-STAGED_TABLES = ("hdfs-r1", "s3")
-# Where the others' files are, under the cluster's directory: no temporary may be seen there.
-MOUNTED_DIRS = {"mosastore": "mnt/mosastore", "mosastore-r2": f"mnt/mosastore/{REPLICATED_DIR}",
-                "hdfs-shared": "mnt/hdfs", "chirp-shared": "mnt/chirp"}
+# The tables on a mount (the others are staged): their store's mount point on every node,
+# and the directory under it their files are in, where no temporary may be seen.
+MOUNTED: dict[str, tuple[Callable[[ClusterState], str], str]] = {
+    "mosastore": (mosastore.mountpoint, ""), "mosastore-r2": (mosastore.mountpoint, REPLICATED_DIR),
+    "hdfs-shared": (hdfs.mountpoint, ""), "chirp-shared": (chirp.mountpoint, "")}
 NODES = 4  # HDFS places 3 copies; with a 4th node, the NameNode has a live one to use instead
 
 
@@ -174,7 +179,8 @@ class Matrix:
             handle.write(os.urandom(TEMPLATE_BYTES))
         self.expected = expected_digests(self.template)
         self._clean: dict[str, float] = {}
-        self._on_head(["python3", "-c", PLACEMENT_HINT, self.cluster.path("mnt", "mosastore"), REPLICATED_DIR])
+        self._on_head(["python3", "-c", PLACEMENT_HINT, mosastore.mountpoint(self.cluster), REPLICATED_DIR,
+                       PLACEMENT_XATTR])
 
     def clean(self, table: str) -> float:
         """Seconds a run on `table` takes with no fault (the first time it is asked: then kept)."""
@@ -269,11 +275,9 @@ class Matrix:
     def _check_outputs(self, cell: Cell, runs: list[str], outcome: Outcome, before: list[str]) -> None:
         """The outputs' digests in the run log are a clean run's, the store holds them whole,
         and no temporary of a failed write is visible (but those there `before` the cell)."""
-        written = {}
+        written: dict[str, str] = {}
         for run_dir in runs:
-            for record in _records(run_dir):
-                if record.get("event") in ("end", "reused") and record.get("status", "ok") == "ok":
-                    written.update(record.get("digests") or {})
+            written.update(recorded_run(run_dir).digests)
         for path, digest in self.expected.items():
             if written.get(path) != digest:
                 outcome.problems.append(f"{path}: recorded {written.get(path, 'nothing')}, a clean run writes {digest}")
@@ -282,7 +286,7 @@ class Matrix:
                                 env=self.env, capture_output=True, text=True, timeout=CELL_TIMEOUT_S)
         if verify.returncode != 0:
             outcome.problems.append(f"verify found a difference: {_tail(verify.stdout + verify.stderr)}")
-        if cell.table in MOUNTED_DIRS:
+        if cell.table in MOUNTED:
             found = [path for path in self._temporaries(cell) if path not in before]
             if cell.role == CLIENT:
                 # A client killed between publishing a file and answering for it can leave the
@@ -293,9 +297,10 @@ class Matrix:
 
     def _temporaries(self, cell: Cell) -> list[str]:
         """The hidden temporaries of writers on `cell`'s mount (none for a staged store)."""
-        if cell.table not in MOUNTED_DIRS:
+        if cell.table not in MOUNTED:
             return []
-        return self._on_head(["find", self.cluster.path(MOUNTED_DIRS[cell.table]), "-maxdepth", "2", "-name",
+        mountpoint, directory = MOUNTED[cell.table]
+        return self._on_head(["find", os.path.join(mountpoint(self.cluster), directory), "-maxdepth", "2", "-name",
                               ".*.part*"]).split()
 
     def _on_head(self, argv: list[str]) -> str:
@@ -308,7 +313,7 @@ class Matrix:
 
 
 PLACEMENT_HINT = ("import os, sys; d = os.path.join(sys.argv[1], sys.argv[2]); os.makedirs(d, exist_ok=True); "
-                  "os.setxattr(d, 'user.mosastore.placement', b'replicate:2')")
+                  "os.setxattr(d, sys.argv[3], b'replicate:2')")
 
 
 def expected_digests(template: str) -> dict[str, str]:
@@ -349,7 +354,7 @@ def _check_stop(stderr: str, cell: Cell, outcome: Outcome) -> None:
     the task ran on (what its client reported follows); staged, the store and the file."""
     if not re.search(r"app function '\w+' \(task \d+\) failed", stderr):
         outcome.problems.append(f"the stop does not name the task: {_tail(stderr)}")
-    elif cell.table in STAGED_TABLES:
+    elif cell.table not in MOUNTED:
         if f"storage '{cell.table}'" not in stderr or not re.search(r"'[^']+'( \(its data is on [^)]+\))? could "
                                                                       r"not be", stderr):
             outcome.problems.append(f"the stop does not name the store and the file: {_tail(stderr)}")

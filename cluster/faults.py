@@ -20,12 +20,12 @@ import time
 from dataclasses import dataclass
 
 from cluster import netns
-from cluster.nodes import mounted_here, on_node, spawn_on
+from cluster.nodes import fstype_on, listening, mounted_here, on_node, spawn_on
 from cluster.state import S3_ADDRESS, ClusterState
 from cluster.stores import DAEMONS, s3, services_dir
 from cluster.stores.common import CLIENT
 from hostkit.errors import ServiceError
-from hostkit.mounts import detach_argv, mounted_fstype, recorded_processes
+from hostkit.mounts import detach_argv, recorded_processes
 from hostkit.ports import port_open
 from hostkit.processes import Process, spawn, wait_until
 from hostkit.records import ServiceRecord, load_record, replace_process
@@ -34,11 +34,12 @@ from storage_adapters.services import minio
 
 @dataclass(frozen=True)
 class Killed:
-    """A daemon `kill` ended: its store's record, its process, and the file system type its
-    mount had (a FUSE client's; "" for a server)."""
+    """A daemon `kill` ended: its store's record, its process, and for a FUSE client its mount
+    and the file system type it had ("" for a server)."""
 
     record: str
     process: Process
+    mountpoint: str = ""
     fstype: str = ""
 
     def __str__(self) -> str:
@@ -68,16 +69,15 @@ def kill(cluster: ClusterState, record: str, role: str, node: str) -> Killed:
     process = find(cluster, record, role, node)
     if not process.running():
         raise ServiceError(f"{record} {role} on {node} (pid {process.pid}) is not running")
-    fstype = ""
-    if role == CLIENT:
-        fstype = mounted_fstype(_mountpoint(cluster, record), f"/proc/{cluster.node(node).holder_pid}/mountinfo") or ""
+    mountpoint = str(_record(cluster, record).info["mountpoint"]) if role == CLIENT else ""
+    fstype = (fstype_on(cluster.node(node), mountpoint) or "") if mountpoint else ""
     os.kill(process.pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
     while process.running():  # a zombie counts as gone: the daemon is not our child
         if time.monotonic() > deadline:
             raise ServiceError(f"{record} {role} on {node} (pid {process.pid}) did not end after SIGKILL")
         time.sleep(0.02)
-    return Killed(record, process, fstype)
+    return Killed(record, process, mountpoint, fstype)
 
 
 def restart(cluster: ClusterState, killed: Killed, timeout: float = 120.0) -> Process:
@@ -90,8 +90,8 @@ def restart(cluster: ClusterState, killed: Killed, timeout: float = 120.0) -> Pr
     else:
         node = cluster.node(old.node)
         daemon = DAEMONS[killed.record](cluster, old.role, node)
-        if old.role == CLIENT:
-            spawn(on_node(node, detach_argv(_mountpoint(cluster, killed.record))), daemon.log).wait(timeout=30)
+        if killed.mountpoint:
+            spawn(on_node(node, detach_argv(killed.mountpoint)), daemon.log).wait(timeout=30)
         started, popen = spawn_on(node, daemon)
         new = cluster.record_started(started)
     replace_process(services_dir(cluster), record, old, new)
@@ -105,9 +105,9 @@ def _serves(cluster: ClusterState, killed: Killed) -> bool:
     if killed.record == minio.NAME:
         return netns.in_namespace(cluster.s3_namespace, lambda: port_open(old.port, S3_ADDRESS))
     node = cluster.node(old.node)
-    if old.role == CLIENT:
-        return mounted_here(node, _mountpoint(cluster, killed.record), killed.fstype)
-    return netns.in_namespace(node.namespace, lambda: port_open(old.port, node.address))
+    if killed.mountpoint:
+        return mounted_here(node, killed.mountpoint, killed.fstype)
+    return listening(node, old.port)
 
 
 def _record(cluster: ClusterState, name: str) -> ServiceRecord:
@@ -115,7 +115,3 @@ def _record(cluster: ClusterState, name: str) -> ServiceRecord:
     if found is None:
         raise ServiceError(f"the cluster runs no {name} (it runs: {', '.join(cluster.storage) or 'no store'})")
     return found
-
-
-def _mountpoint(cluster: ClusterState, record: str) -> str:
-    return str(_record(cluster, record).info["mountpoint"])

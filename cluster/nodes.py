@@ -17,9 +17,11 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from cluster import netns
 from cluster.state import ClusterState, Node
 from hostkit.errors import ServiceError
 from hostkit.mounts import mounted_fstype
+from hostkit.ports import port_open
 from hostkit.processes import Process, spawn, started, wait_until
 from hostkit.program import PROJECT_ROOT, module_environment
 
@@ -115,4 +117,14 @@ def mount_on_each(cluster: ClusterState, client: Callable[[Node], Daemon], mount
 
 def mounted_here(node: Node, mountpoint: str, fstype: str) -> bool:
     """Is a file system of type `fstype` mounted at `mountpoint` inside `node`?"""
-    return mounted_fstype(mountpoint, f"/proc/{node.holder_pid}/mountinfo") == fstype
+    return fstype_on(node, mountpoint) == fstype
+
+
+def fstype_on(node: Node, mountpoint: str) -> str | None:
+    """The type of the file system mounted at `mountpoint` inside `node`, or None."""
+    return mounted_fstype(mountpoint, f"/proc/{node.holder_pid}/mountinfo")
+
+
+def listening(node: Node, port: int) -> bool:
+    """Does something accept connections on `port` at `node`'s address, inside the node?"""
+    return netns.in_namespace(node.namespace, lambda: port_open(port, node.address))

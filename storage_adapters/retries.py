@@ -5,11 +5,12 @@ the seconds that takes every request to it is refused. A transfer that fails so 
 the connection refused, reset or timed out, or the server saying it is not ready) is tried
 again after 0.25 s, then 0.5, 1, 2 and 4 s, then every 4 s, for at most `UNAVAILABLE_RETRY_S`
 (30 s) in all, or `$SWIFTCLOUD_RETRY_WINDOW_S` seconds. Then the error names the store and how
-long it was tried, and the task fails; its own retries (`--retries`) apply from there. Anything else (a missing file, a refused
-credential, a full disk) fails at once. Staging transfers, the opening of a streamed input and
-the engine's own fetches and publishes go through `retrying`; the store clients of our FUSE
-mounts (HDFS, Chirp) go through `patiently`. (Only one layer retries: the same clients used for
-staging do not, or the windows would add up.)
+long it was tried, and the task fails; its own retries (`--retries`) apply from there.
+Anything else (a missing file, a refused credential, a full disk) fails at once. Staging
+transfers, the opening of a streamed input and the engine's own fetches and publishes go
+through `retrying`; the store clients of our FUSE mounts (HDFS, Chirp) through `Patience`.
+(Only one layer retries: the same clients used for staging do not, or the windows would add
+up.)
 """
 
 from __future__ import annotations
@@ -88,12 +89,26 @@ def retried(action: Callable[[], T], where: str, window: float | None = None,
         delay = min(2 * delay, MAX_DELAY_S)
 
 
-def patiently(action: Callable[[], T], where: str) -> T:
-    """`retried(action, where)` for a client whose callers expect OSErrors (a FUSE file
-    system's store client): the final failure is an OSError with the last error's errno and
-    `retried`'s message."""
-    try:
-        return retried(action, where)
-    except StorageUnavailableError as error:
-        cause = error.__cause__
-        raise OSError(getattr(cause, "errno", None) or errno.EIO, str(error)) from cause
+class Patience:
+    """How a store client meets its server `where` going away. A `patient` one (a FUSE mount's,
+    whose callers expect OSErrors) retries its requests (`retried`) once the server has
+    answered, and then fails with an OSError carrying the last error's errno and `retried`'s
+    message; before the server ever answered, an unreachable one is a wrong address, reported
+    at once. One that is not patient (a staging client: staging retries whole transfers)
+    makes one attempt."""
+
+    def __init__(self, where: str, patient: bool) -> None:
+        self.where = where
+        self.patient = patient
+        self._reached = False  # has the server ever answered?
+
+    def __call__(self, action: Callable[[], T]) -> T:
+        if not (self.patient and self._reached):
+            result = action()
+            self._reached = True
+            return result
+        try:
+            return retried(action, self.where)
+        except StorageUnavailableError as error:
+            cause = error.__cause__
+            raise OSError(getattr(cause, "errno", None) or errno.EIO, str(error)) from cause

@@ -98,29 +98,38 @@ def _transfer(adapter: StorageAdapter, logical: str, transfer: Callable[[], int]
     store stays unreachable, or answers an I/O error), the error names the file and the nodes
     that held its data when it first failed (when the store says where data is: a node that
     is lost drops out of that list)."""
-    held: list[str] = []
+    held: list[str] | None = None  # asked at the first failure
 
     def attempt() -> int:
+        nonlocal held
         try:
             return transfer()
         except Exception as error:
-            if (transient(error) or _io_error(error)) and not held:
-                try:
-                    held.extend(adapter.locations(logical))
-                except (StorageError, OSError):
-                    held.append("")  # unknown: not asked again
+            if held is None and (transient(error) or _io_error(error)):
+                held = _locations(adapter, logical)
             raise
 
     try:
         return retrying(adapter, attempt)
-    except (StorageUnavailableError, OSError) as error:
-        if not isinstance(error, StorageUnavailableError) and not _io_error(error):
+    except StorageUnavailableError as error:
+        raise StorageUnavailableError(f"{_named(logical, held, done)}: {error}") from error
+    except OSError as error:
+        if not _io_error(error):
             raise
-        nodes = ", ".join(node for node in held if node)
-        message = f"'{logical}'{f' (its data is on {nodes})' if nodes else ''} could not be {done}"
-        if isinstance(error, StorageUnavailableError):
-            raise StorageUnavailableError(f"{message}: {error}") from error
-        raise OSError(errno.EIO, f"{message}, in {adapter.describe()}: {error.strerror or error}") from error
+        raise OSError(errno.EIO, f"{_named(logical, held, done)}, in {adapter.describe()}: "
+                                 f"{error.strerror or error}") from error
+
+
+def _locations(adapter: StorageAdapter, logical: str) -> list[str]:
+    try:
+        return adapter.locations(logical)
+    except (StorageError, OSError):
+        return []  # unknown
+
+
+def _named(logical: str, held: list[str] | None, done: str) -> str:
+    where = f" (its data is on {', '.join(held)})" if held else ""
+    return f"'{logical}'{where} could not be {done}"
 
 
 def _io_error(error: BaseException) -> bool:

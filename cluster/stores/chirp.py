@@ -21,12 +21,10 @@ import subprocess
 from dataclasses import asdict
 from typing import Any
 
-from cluster import netns
-from cluster.nodes import Daemon, mount_on_each, on_node, spawn_on
+from cluster.nodes import Daemon, listening, mount_on_each, on_node, spawn_on
 from cluster.state import ClusterState, Node
 from cluster.stores.common import CLIENT, services_dir
 from hostkit.errors import ServiceError
-from hostkit.ports import port_open
 from hostkit.processes import wait_until
 from hostkit.records import ServiceRecord, save_record
 from storage_adapters.chirp import service as chirp
@@ -89,8 +87,7 @@ def start(cluster: ClusterState) -> None:
         servers.append(cluster.record_started(server))
         waiting.append((node, popen, launch.log))
     for node, popen, log in waiting:
-        wait_until(lambda node=node: netns.in_namespace(node.namespace, lambda: port_open(PORT, node.address)),
-                   popen, f"chirp_server on {node.name}", log, timeout=30)
+        wait_until(lambda node=node: listening(node, PORT), popen, f"chirp_server on {node.name}", log, timeout=30)
     head = cluster.nodes[0]
     cluster.endpoints[NAME] = f"{head.address}:{PORT}"
     os.makedirs(mountpoint(cluster), exist_ok=True)

@@ -14,11 +14,10 @@ from dataclasses import asdict
 from typing import Any
 
 from cluster import netns
-from cluster.nodes import Daemon, mount_on_each, spawn_on
+from cluster.nodes import Daemon, listening, mount_on_each, spawn_on
 from cluster.state import ClusterState, Node
 from cluster.stores.common import CLIENT, python_module, services_dir, store_dir
 from hostkit.errors import ServiceError
-from hostkit.ports import port_open
 from hostkit.processes import wait_until
 from hostkit.records import ServiceRecord, save_record
 from mosastore import deploy
@@ -70,8 +69,7 @@ def start(cluster: ClusterState) -> None:
     launch = daemon(cluster, "manager", head)
     manager, popen = spawn_on(head, launch)
     cluster.record_started(manager)
-    wait_until(lambda: netns.in_namespace(head.namespace, lambda: port_open(MANAGER_PORT, head.address)),
-               popen, "the MosaStore manager", launch.log, timeout=30)
+    wait_until(lambda: listening(head, MANAGER_PORT), popen, "the MosaStore manager", launch.log, timeout=30)
     cluster.endpoints[MANAGER_NAME] = manager_address
     started = [cluster.record_started(spawn_on(node, daemon(cluster, "benefactor", node))[0])
                for node in cluster.nodes]

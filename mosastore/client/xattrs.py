@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import pyfuse3
 
-from hostkit.mount_report import FAILURES_XATTR, FailureLog
+from hostkit.mount_report import FAILURES_XATTR
 from storage_adapters.fuse.handlers import translated
 from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, Plan, parse_hint
 
@@ -39,13 +39,12 @@ class XattrOperations:
 
     _pending: dict[int, PendingFile]
     context: Context
-    failures: FailureLog
 
     @translated
     async def getxattr(self, inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> bytes:
         key = _name(name)
-        if key == FAILURES_XATTR:
-            return self.failures.report()
+        if key == FAILURES_XATTR:  # the front end's own (`FrontEnd.getxattr`), not the store's
+            return await super().getxattr(inode, name, ctx)  # type: ignore[misc]
         pending = self._pending.get(inode)
         if pending is None:
             return bytes((await self.context.call("getxattr", ino=inode, name=key))[1])

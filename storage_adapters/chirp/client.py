@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from storage_adapters.chirp.protocol import NOT_AUTHORIZED, Connection, is_refusal
-from storage_adapters.retries import patiently
+from storage_adapters.retries import Patience
 
 Result = TypeVar("Result")
 # Reuse a connection only well inside the server's idle timeout (60 s by default).
@@ -50,20 +50,13 @@ class ChirpClient:
         self._idle: list[tuple[float, Connection]] = []
         self._lock = threading.Lock()
         self._closed = False
-        self._patient = patient  # wait for a server that went away? (see `connect`)
-        self._reached = False  # has the server ever answered?
+        self._patience = Patience(f"chirp_server {address}", patient)
 
     def connect(self) -> Connection:
-        """A new authenticated connection. For a `patient` client (a mount's), once the server
-        has answered, a connection it refuses, resets or lets time out is tried again while it
-        may be restarting (`retries.patiently`, 30 s), then the last such error is raised,
-        naming the server; a server that never answered fails at once (an address that is
-        wrong, not a restart). Staging retries whole transfers itself."""
-        if not (self._patient and self._reached):
-            connection = Connection(self._host, self._port, self._timeout)
-            self._reached = True
-            return connection
-        return patiently(lambda: Connection(self._host, self._port, self._timeout), f"chirp_server {self.address}")
+        """A new authenticated connection. For a `patient` client (a mount's), one the server
+        refuses, resets or lets time out is tried again while it may be restarting
+        (`retries.Patience`, 30 s)."""
+        return self._patience(lambda: Connection(self._host, self._port, self._timeout))
 
     def _take(self) -> tuple[Connection, bool]:
         now = time.monotonic()

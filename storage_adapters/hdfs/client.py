@@ -25,7 +25,7 @@ from typing import BinaryIO, TypeVar
 from hdfs_native import Client, ContentSummary, FileReader, FileStatus, WriteOptions
 
 from storage_adapters.paths import temp_sibling
-from storage_adapters.retries import patiently
+from storage_adapters.retries import Patience
 
 log = logging.getLogger("hdfs.client")
 Result = TypeVar("Result")
@@ -102,19 +102,12 @@ class Hdfs:
         self.client = Client(self.url, config={"dfs.client.use.datanode.hostname": "false"})
         self._replication = replication
         self._block_size = block_size
-        self._patient_client = patient  # a mount's: waits for servers that went away (`_patient`)
-        self._reached = False  # has the NameNode ever answered?
+        self._patience = Patience(f"HDFS at {namenode}", patient)
 
     def _patient(self, operation: Callable[[], Result], path: str) -> Result:
-        """`translated(operation)`; for a patient client, once the NameNode has answered,
-        tried again while the NameNode or a DataNode cannot be reached (`retries.patiently`,
-        30 s). Before that, an unreachable NameNode is a wrong address, reported at once;
-        staging retries whole transfers itself."""
-        if not (self._patient_client and self._reached):
-            result = translated(operation, path)
-            self._reached = True
-            return result
-        return patiently(lambda: translated(operation, path), f"HDFS at {self.namenode}")
+        """`translated(operation)`; for a patient client (a mount's), tried again while the
+        NameNode or a DataNode cannot be reached (`retries.Patience`, 30 s)."""
+        return self._patience(lambda: translated(operation, path))
 
     def info(self, path: str) -> FileStatus:
         return self._patient(lambda: self.client.get_file_info(path), path)
