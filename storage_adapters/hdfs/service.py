@@ -195,9 +195,10 @@ def properties(directory: str, address: str, bind_host: str, http_port: int, rep
         "dfs.namenode.datanode.registration.ip-hostname-check": "false",
         "dfs.namenode.safemode.extension": 0, "dfs.namenode.safemode.min.datanodes": 0,
         "dfs.heartbeat.interval": 1, "dfs.namenode.heartbeat.recheck-interval": 10000,
-        # A DataNode silent for 3 s (three heartbeats) gets no new block and is read last, so
-        # a write that met a dead one succeeds when tried again (HDFS calls it dead after 30 s).
-        "dfs.namenode.stale.datanode.interval": 3000, "dfs.namenode.avoid.write.stale.datanode": "true",
+        # A DataNode silent for 10 s (ten heartbeats) gets no new block and is read last, so
+        # a write that met a dead one succeeds when tried again within the retry window (HDFS
+        # calls it dead after 30 s). 3 s marked live DataNodes stale on a loaded 2-core host.
+        "dfs.namenode.stale.datanode.interval": 10000, "dfs.namenode.avoid.write.stale.datanode": "true",
         "dfs.namenode.avoid.read.stale.datanode": "true",
         "dfs.permissions.enabled": "true", "dfs.webhdfs.enabled": "true",
         "dfs.namenode.name.dir": f"file://{os.path.join(directory, 'name')}",

@@ -14,6 +14,7 @@ import hashlib
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -177,8 +178,17 @@ def test_hdfs_files_have_three_replicas_on_distinct_datanodes_and_hadoops_block_
     put = cluster3.on_node("node3", sys.executable, "-m", "swiftcloud", "put", "--storage", "hdfs",
                            str(tmp_path / "staged.bin"), "deploy/staged.bin")
     assert put.returncode == 0, put.stderr
-    facts = json.loads(on_node_python(cluster3, "node1", FILE_FACTS, "/deploy/mounted.bin",
-                                      "/deploy/staged.bin").stdout)
+    # A DataNode the NameNode saw as stale when a block was allocated (a loaded host) gets its
+    # replica from HDFS's re-replication a few seconds later: wait for that, boundedly.
+    deadline = time.monotonic() + 60
+    while True:
+        facts = json.loads(on_node_python(cluster3, "node1", FILE_FACTS, "/deploy/mounted.bin",
+                                          "/deploy/staged.bin").stdout)
+        placed = all(fact["hosts"] and all(sorted(hosts) == ["node1", "node2", "node3"] for hosts in fact["hosts"])
+                     for fact in facts.values())
+        if placed or time.monotonic() > deadline:
+            break
+        time.sleep(1)
     for path, fact in facts.items():
         assert (fact["replication"], fact["blockSize"]) == (3, 134217728), path
         assert fact["hosts"] and all(sorted(hosts) == ["node1", "node2", "node3"] for hosts in fact["hosts"]), fact
