@@ -11,15 +11,20 @@ import os
 import sys
 
 
+def join(directories: list[str]) -> None:
+    """Move this process into the cgroups `directories` (its children will be born there)."""
+    for directory in directories:
+        with open(os.path.join(directory, "cgroup.procs"), "w") as procs:
+            procs.write(f"{os.getpid()}\n")
+
+
 def main(argv: list[str]) -> None:
     if "--" not in argv:
         sys.exit("usage: join_cgroup.py CGROUP_DIR... -- COMMAND...")
     split = argv.index("--")
     directories, command = argv[:split], argv[split + 1:]
     try:
-        for directory in directories:
-            with open(os.path.join(directory, "cgroup.procs"), "w") as procs:
-                procs.write(f"{os.getpid()}\n")
+        join(directories)
         os.execvp(command[0], command)
     except OSError as error:
         sys.exit(f"cannot run {command[0]} in the cgroups {', '.join(directories)}: {error.strerror}")

@@ -122,6 +122,8 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
     wan.start(cluster)
     report(f"{len(cluster.nodes)} nodes up in {time.monotonic() - started:.1f} s "
            f"({', '.join(f'{r.name}: {placed.count(r)}' for r in used)})")
+    node_exec.write_table(cluster.path(node_exec.LAUNCH_TABLE),
+                          {node.name: (node.holder_pid, node.cgroups()) for node in cluster.nodes})
     launcher = cluster.path(LAUNCHER)
     with open(launcher, "w") as script:
         script.write(node_exec.script(sys.executable, PROJECT_ROOT))
@@ -182,7 +184,8 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
     for store in stores.RECORDS:
         forget_record(stores.services_dir(cluster), store)
     stores.purge(cluster)
-    for part in ("nodes", DISKS, "services", "mnt", "scratch", LAUNCHER, "hosts", "delayline.json", "delayline.log"):
+    for part in ("nodes", DISKS, "services", "mnt", "scratch", LAUNCHER, node_exec.LAUNCH_TABLE, "hosts",
+                 "delayline.json", "delayline.log"):
         path = cluster.path(part)
         if os.path.isdir(path):
             shutil.rmtree(path, ignore_errors=True)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cluster import netns
+from cluster.node_exec import nsenter_argv
 from cluster.state import ClusterState, Node
 from hostkit.errors import ServiceError
 from hostkit.mounts import mounted_fstype
@@ -52,8 +53,7 @@ def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
     # -S: join_cgroup.py needs only the standard library, and without `site` Python starts in
     # 8 ms instead of 20 (every process started on a node pays it: MPI proxies, daemons, mounts).
     join = [sys.executable, "-S", JOIN_CGROUP, *cgroups, "--"] if cgroups else []
-    return [*join, "nsenter", f"--target={node.holder_pid}", "--net", "--mount", "--uts",
-            f"--wd={cwd or os.getcwd()}", "--", *argv]
+    return [*join, *nsenter_argv(node.holder_pid, cwd or os.getcwd(), argv)]
 
 
 def cgroup_mounts(directories: list[str]) -> list[list[str]]:

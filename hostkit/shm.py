@@ -8,6 +8,11 @@ day of tests. `sweep()` deletes those of this user that no process maps or holds
 any more and that are older than a grace period (a starting job's first rank maps its
 segment moments after creating it; the others attach to the mapped one).
 
+`run -n N` starts MPICH's network module on libfabric's shm provider
+(the engine's one-host network setting), which keeps a segment per rank as
+`/dev/shm/PID:N:N`, unlinked at an orderly exit and left behind by a killed rank in the
+same way: those are swept alike.
+
 Hydra's proxy (`hydra_pmi_proxy`) writes the node's topology to
 `/tmp/hydra_hwloc_xmlfile_*` when a rank asks for it during MPI_Init, and deletes it
 when it exits in order; a proxy killed outright leaves it. Those files are swept when no
@@ -24,24 +29,22 @@ import glob
 import os
 import time
 
-import psutil
-
-PATTERN = "/dev/shm/mpich_shm_*"
+SEGMENTS = ("/dev/shm/mpich_shm_*", "/dev/shm/[0-9]*:[0-9]*:[0-9]*")  # MPICH's; libfabric shm's
 TOPOLOGY_FILES = "/tmp/hydra_hwloc_xmlfile_*"
 PROXY = "hydra_pmi_proxy"
 GRACE_S = 5.0  # a job's first rank maps its segment within milliseconds of making it
 
 
 def in_use() -> set[str]:
-    """The segments some process maps or has open (as far as /proc lets us see)."""
+    """The files in /dev/shm some process maps or has open (as far as /proc lets us see)."""
     used: set[str] = set()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as maps:
-                used.update(line.split(None, 5)[5].strip() for line in maps if "/dev/shm/mpich_shm_" in line)
+                used.update(line.split(None, 5)[5].strip() for line in maps if " /dev/shm/" in line)
             for fd in os.listdir(f"/proc/{pid}/fd"):
                 target = os.readlink(f"/proc/{pid}/fd/{fd}")
-                if target.startswith("/dev/shm/mpich_shm_"):
+                if target.startswith("/dev/shm/"):
                     used.add(target)
         except OSError:  # the process ended meanwhile, or is not ours to look at
             continue
@@ -82,6 +85,10 @@ def _owned(path: str) -> bool:
 
 def proxy_running() -> bool:
     """Does a Hydra proxy of this user run (one that may still need its topology file)?"""
+    # Deferred: every `run -n N` sweeps before it starts mpiexec, and psutil costs that
+    # about 8 ms; it is needed only when a topology file is left.
+    import psutil
+
     for process in psutil.process_iter(["name", "uids"]):
         uids = process.info["uids"]
         if process.info["name"] == PROXY and uids is not None and uids.real == os.getuid():
@@ -92,7 +99,7 @@ def proxy_running() -> bool:
 def _sweep_segments(grace_s: float) -> list[str]:
     candidates = []
     now = time.time()
-    for path in glob.glob(PATTERN):
+    for path in (path for pattern in SEGMENTS for path in glob.glob(pattern)):
         try:
             status = os.stat(path)
         except OSError:

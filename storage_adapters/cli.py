@@ -14,11 +14,14 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from hostkit.errors import EXIT_OK, EXIT_RUNTIME, StorageConfigError, StorageError
-from hostkit.records import ServiceRecord, known_state_dirs, remember_state_dir
 from storage_adapters import open_storage
 from storage_adapters.services import known_services, service_status, start_service, stop_service
+
+if TYPE_CHECKING:
+    from hostkit.records import ServiceRecord
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -66,15 +69,16 @@ def _storage_options(parser: argparse.ArgumentParser) -> None:
 
 def run_services(args: argparse.Namespace) -> int:
     """`swiftcloud services start|stop|status NAME`."""
-    # Deferred: the configuration reader costs every other command's start-up (`swiftcloud
-    # run` builds this parser too); see storage_adapters._LAZY.
+    # Deferred: the configuration reader and the service records (psutil) cost every other
+    # command's start-up (`swiftcloud run` builds this parser too); see storage_adapters._LAZY.
+    from hostkit.records import known_state_dirs, remember_state_dir
     from storage_adapters.config import read_config, state_dir_from
 
     state_dir = os.path.abspath(args.state_dir or state_dir_from(read_config(args.config)))
     if args.name is None:
         if args.action != "status":
             raise StorageConfigError(f"services {args.action} needs a service: {', '.join(known_services())}")
-        return _status_everywhere(state_dir)
+        return _status_everywhere([state_dir, *known_state_dirs()])
     if args.action == "start":
         options: dict[str, object] = {}
         for option, service in (("benefactors", "mosastore"), ("servers", "chirp"), ("datanodes", "hdfs"),
@@ -90,7 +94,7 @@ def run_services(args: argparse.Namespace) -> int:
         return EXIT_OK
     where = ""
     if args.state_dir is None and service_status(args.name, state_dir) is None:
-        found = _running_elsewhere(args.name, state_dir)
+        found = _running_elsewhere(args.name, state_dir, known_state_dirs())
         if len(found) == 1:
             state_dir = found[0][0]
             where = f" (state in {state_dir})"  # not where the user is: say where it was
@@ -110,21 +114,22 @@ def run_services(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _running_elsewhere(name: str, state_dir: str) -> list[tuple[str, ServiceRecord]]:
-    """Where else service `name` runs: the state directories of the user's index that hold it."""
+def _running_elsewhere(name: str, state_dir: str, known: list[str]) -> list[tuple[str, ServiceRecord]]:
+    """Where else service `name` runs: the state directories of the user's index (`known`)
+    that hold it."""
     found = []
-    for directory in known_state_dirs():
+    for directory in known:
         record = service_status(name, directory) if directory != state_dir else None
         if record is not None:
             found.append((directory, record))
     return found
 
 
-def _status_everywhere(state_dir: str) -> int:
-    """`services status` alone: every service that runs in this state directory or the
-    user's others, one line each with where it lives; exit 1 when none runs."""
+def _status_everywhere(state_dirs: list[str]) -> int:
+    """`services status` alone: every service that runs in these state directories (this
+    one, then the user's others), one line each with where it lives; exit 1 when none runs."""
     running = 0
-    for directory in dict.fromkeys([state_dir, *known_state_dirs()]):
+    for directory in dict.fromkeys(state_dirs):
         for name in known_services():
             record = service_status(name, directory)
             if record is not None:

@@ -20,7 +20,8 @@ from fnmatch import fnmatch
 
 import psutil
 
-from engine.scheduler.lifetime import processes_with_env
+from tests.marked import marked
+
 
 SUITE_MARK = "SWIFTCLOUD_SUITE_MARK"
 NETNS_DIR = "/run/netns"
@@ -90,7 +91,7 @@ def _cmdline(process: psutil.Process) -> list[str]:
 def _ours(mark: str, base_temp: str) -> list[psutil.Process]:
     """Live processes the suite started, other than this one and its ancestors."""
     exclude = {os.getpid(), *(p.pid for p in psutil.Process().parents())}
-    found = {p.pid: p for p in processes_with_env(SUITE_MARK, mark) if p.pid not in exclude}
+    found = {p.pid: p for p in marked(SUITE_MARK, mark) if p.pid not in exclude}
     for process in psutil.process_iter():
         if process.pid in exclude or process.pid in found:
             continue

@@ -11,12 +11,20 @@ import time
 
 import psutil
 
-from engine.scheduler.lifetime import processes_with_env
+from engine.scheduler.lifetime import pids_with_env
 
 
 def marked(variable: str, mark: str) -> list[psutil.Process]:
     """Live (non-zombie) processes whose environment has `variable` = `mark`."""
-    return processes_with_env(variable, mark)
+    found = []
+    for pid in pids_with_env(variable, mark):
+        try:
+            process = psutil.Process(pid)
+            if process.status() != psutil.STATUS_ZOMBIE:
+                found.append(process)
+        except psutil.Error:
+            continue  # ended meanwhile
+    return found
 
 
 def left_after(variable: str, mark: str, timeout: float) -> list[psutil.Process]:

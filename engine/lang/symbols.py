@@ -8,10 +8,12 @@ function, an app function, or a library function with typed overloads.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Protocol, Sequence
 
-from engine.lang import ast
 from engine.lang.types import ArrayType, Signature, StructType, Type, base_of
+
+if TYPE_CHECKING:  # a compiled script runs without the syntax tree's classes (7 ms to import)
+    from engine.lang import ast
 
 
 @dataclass(eq=False)

@@ -73,7 +73,7 @@ class ExprEvaluator:
     call: Callable[..., list[Any]]
 
     def ev(self, e: ir.Expr, env: Env) -> Any:
-        return getattr(self, "ev_" + type(e).__name__)(e, env)
+        return EVALUATORS[type(e)](self, e, env)
 
     def ev_Literal(self, e: ir.Literal, env: Env) -> Future:
         handle = self.literals.get(e)
@@ -230,3 +230,9 @@ def _float_range(start: float, end: float, step: float):  # type: ignore[no-unty
         yield v
         i += 1
 
+
+# Each IR expression class -> its `ExprEvaluator.ev_<class>`, looked up once here rather than
+# by name at every evaluation (several per task).
+EVALUATORS: Mapping[type, Callable[..., Any]] = MappingProxyType({
+    getattr(ir, name.removeprefix("ev_")): method for name, method in vars(ExprEvaluator).items()
+    if name.startswith("ev_")})

@@ -31,8 +31,6 @@ import subprocess
 import sys
 from typing import Mapping, Sequence
 
-import psutil
-
 from engine.scheduler.lifetime import become_subreaper, die_with_parent
 from hostkit import shm
 from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
@@ -150,15 +148,28 @@ def _pidfd(pid: int) -> int | None:
 
 
 def _children(pid: int) -> list[int]:
-    """Direct children of `pid`, from /proc (cheap: no scan of every process)."""
+    """Direct children of `pid`, from /proc (cheap: no scan of every process; psutil, which
+    would scan, is imported only where the kernel does not list children, as it costs the
+    start of every run about 10 ms)."""
     found: list[int] = []
     try:
         for task in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{task}/children") as listing:
                 found += [int(child) for child in listing.read().split()]
     except OSError:
+        import psutil
+
         with contextlib.suppress(psutil.Error):
             found = [child.pid for child in psutil.Process(pid).children()]
+    return found
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid`, children first."""
+    found, frontier = [], _children(pid)
+    while frontier:
+        found += frontier
+        frontier = [grandchild for child in frontier for grandchild in _children(child)]
     return found
 
 
@@ -188,9 +199,9 @@ def _kill_orphans(launcher: int) -> None:
 def _kill(orphans: list[int]) -> None:
     """SIGKILL these children of ours, their process groups and descendants; reap them."""
     for pid in orphans:
-        with contextlib.suppress(psutil.Error):
-            for descendant in psutil.Process(pid).children(recursive=True):
-                descendant.kill()
+        for descendant in _descendants(pid):
+            with contextlib.suppress(OSError):
+                os.kill(descendant, signal.SIGKILL)
         with contextlib.suppress(OSError):
             if os.getpgid(pid) == pid:
                 os.killpg(pid, signal.SIGKILL)

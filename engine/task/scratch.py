@@ -17,22 +17,15 @@ import re
 import shutil
 import tempfile
 
+from hostkit.process_start import start_ticks
+
 NAME = re.compile(r"^swiftcloud-[a-z]+-(\d+)\.(\d+)-")
-
-
-def _start_ticks(pid: int) -> int | None:
-    """A process's start time in clock ticks since boot (field 22 of /proc/PID/stat)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return int(stat.read().rpartition(")")[2].split()[19])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def make(kind: str) -> str:
     """A new private directory `swiftcloud-KIND-PID.START-XXXX` in the temporary directory."""
     pid = os.getpid()
-    return tempfile.mkdtemp(prefix=f"swiftcloud-{kind}-{pid}.{_start_ticks(pid) or 0}-")
+    return tempfile.mkdtemp(prefix=f"swiftcloud-{kind}-{pid}.{start_ticks(pid) or 0}-")
 
 
 def sweep() -> list[str]:
@@ -48,7 +41,7 @@ def sweep() -> list[str]:
                 if entry.stat(follow_symlinks=False).st_uid != os.geteuid() or not entry.is_dir(follow_symlinks=False):
                     continue
             pid, start = int(match.group(1)), int(match.group(2))
-            if _start_ticks(pid) == start:
+            if start_ticks(pid) == start:
                 continue  # its owner still runs
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(entry.path)

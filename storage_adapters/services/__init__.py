@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from hostkit.errors import ServiceError
-from hostkit.records import ServiceRecord
+
+if TYPE_CHECKING:  # every command line imports this package: psutil and the records wait until used
+    from hostkit.records import ServiceRecord
 
 _SERVICE_MODULES = {
     "chirp": "storage_adapters.chirp.service",

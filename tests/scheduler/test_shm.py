@@ -23,10 +23,15 @@ with open(sys.argv[1], "r+b") as handle:
 """
 
 
-@pytest.fixture
-def segments() -> Iterator[dict[str, Path]]:
-    tag = secrets.token_hex(4)
-    made = {name: Path(f"/dev/shm/mpich_shm_test{tag}{name}_0") for name in ("old", "mapped", "open", "new")}
+# MPICH's own segment, and the one libfabric's shm provider keeps per rank (PID:N:N).
+NAMES = {"mpich": lambda tag, index: f"mpich_shm_test{tag}{index}_0",
+         "libfabric": lambda tag, index: f"{int(tag, 16)}{index}:0:0"}
+
+
+@pytest.fixture(params=sorted(NAMES))
+def segments(request: pytest.FixtureRequest) -> Iterator[dict[str, Path]]:
+    tag, name_of = secrets.token_hex(4), NAMES[request.param]
+    made = {name: Path("/dev/shm", name_of(tag, index)) for index, name in enumerate(("old", "mapped", "open", "new"))}
     for path in made.values():
         path.write_bytes(b"\0" * 4096)
     hour_ago = time.time() - 3600
