@@ -14,6 +14,8 @@ import pytest
 
 from hostkit import shm
 
+ROOT = Path(__file__).resolve().parents[2]
+
 HOLD = """
 import mmap, sys
 with open(sys.argv[1], "r+b") as handle:
@@ -59,12 +61,21 @@ def test_only_old_segments_nobody_uses_are_deleted(segments: dict[str, Path]) ->
     assert segments["new"].exists()
 
 
-def test_a_run_under_our_mpiexec_sweeps_what_earlier_jobs_left(segments: dict[str, Path]) -> None:
-    from engine.scheduler.supervise import run_job
+# The supervisor of `run -n N`, run in a process of its own: it becomes a subreaper and kills
+# every other child of its process once the job ends (here: the servers other tests started).
+SUPERVISE = """
+import os, sys
+from engine.scheduler.supervise import run_job
+orderly = "import os; open(os.environ['SWIFTCLOUD_MPI_STATUS'], 'w').write('orderly exit')"
+sys.exit(run_job([sys.executable, "-c", orderly], dict(os.environ)))
+"""
 
+
+def test_a_run_under_our_mpiexec_sweeps_what_earlier_jobs_left(segments: dict[str, Path]) -> None:
     # A job that ends in order (as rank 0 marks it), so no sweep follows it: only the one before.
-    orderly = "import os; open(os.environ['SWIFTCLOUD_MPI_STATUS'], 'w').write('orderly exit')"
-    assert run_job([sys.executable, "-c", orderly], dict(os.environ)) == 0
+    supervised = subprocess.run([sys.executable, "-c", SUPERVISE], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                capture_output=True, text=True, timeout=120)
+    assert supervised.returncode == 0, supervised.stderr
     assert not segments["old"].exists() and segments["new"].exists()
 
 
