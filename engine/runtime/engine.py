@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional, Sequence
 from engine.errors import SwiftRuntimeError
 from engine.lang.ir import Program
 from engine.observe.runlog import RunLog
+from engine.runtime.collection import RunCollection
 from engine.runtime.env import Env
 from engine.runtime.futures import Container, Dataflow, countdown
 from engine.runtime.interp import Interpreter
@@ -47,6 +48,7 @@ class Engine:
         self.finished = False
         self.tasks_submitted = 0
         self.tasks_done = 0
+        self.collector = RunCollection()
 
     # ------------------------------------------------------------ services for the interpreter
 
@@ -95,6 +97,7 @@ class Engine:
     def execute(self) -> None:
         """Run to completion; raises SwiftRuntimeError on a run-time error or deadlock."""
         _room_to_recurse()
+        self.collector.start()
         try:
             self._start(self.run.program)
             self._loop()
@@ -102,6 +105,7 @@ class Engine:
             raise SwiftRuntimeError("the program is nested too deeply to run: split its longest expression"
                                     " or its deepest nesting of blocks") from None
         finally:
+            self.collector.stop()
             self.run.flush_output()
             if self.scheduler is not None:
                 self.scheduler.close(kill=not self.finished)
