@@ -17,6 +17,7 @@ output the app wrote (`apps`, `staging`).
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +31,7 @@ from engine.task.pyleaf import new_namespace, run_python
 from engine.task.staging import run_staged
 
 # A builtin's implementation: `impl(context, *args)`; a context factory takes the
-# keyword arguments script_args, script_path, python_namespace and publisher.
+# keyword arguments script_args, script_path, python_namespace, publisher and rng.
 Builtin = Callable[..., Any]
 ContextFactory = Callable[..., Any]
 
@@ -51,6 +52,9 @@ class TaskRunner:
         self.publisher = Publisher()
         self._stores: dict[tuple[str, str | None], Any] = {}
         self._namespace = new_namespace()
+        # One generator for this process's tasks (seeding one from the OS per task cost 10 us),
+        # made in the process that uses it: forked workers must not share one sequence.
+        self._rng: tuple[int, random.Random] | None = None
         self._sizers: ThreadPoolExecutor | None = None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -138,8 +142,13 @@ class TaskRunner:
         if builtin is None:
             raise LeafError(f"internal error: unknown builtin '{call.name}'", retriable=False)
         context = self._make_context(script_args=list(call.script_args), script_path=call.script_path,
-                                     python_namespace=self._namespace, publisher=self.publisher)
+                                     python_namespace=self._namespace, publisher=self.publisher, rng=self._random())
         return builtin(context, *call.args)
+
+    def _random(self) -> random.Random:
+        if self._rng is None or self._rng[0] != os.getpid():
+            self._rng = (os.getpid(), random.Random())
+        return self._rng[1]
 
 
 def _file_bytes(paths: Iterable[str], cwd: str | None) -> int:

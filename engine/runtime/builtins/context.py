@@ -41,12 +41,6 @@ class BuiltinContext(Protocol):
         the store chosen with `--storage`)."""
 
 
-# One generator per process, seeded afresh in a forked child (as the `random` module's own):
-# a context is made per task on a worker, and seeding one from the OS costs about 10 us.
-_PROCESS_RNG = random.Random()
-os.register_at_fork(after_in_child=_PROCESS_RNG.seed)
-
-
 def default_temp_dir(environ: Mapping[str, str]) -> str:
     """Where unmapped files live: `$SWIFT_TMP`, else `$TMP`, else `/tmp` (spec §5.4)."""
     return environ.get("SWIFT_TMP") or environ.get("TMP") or "/tmp"
@@ -58,7 +52,7 @@ class SimpleContext:
 
     script_args: list[str] = field(default_factory=list)
     script_path: str = ""
-    rng: random.Random = field(default_factory=lambda: _PROCESS_RNG)
+    rng: random.Random = field(default_factory=random.Random)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     temp_dir: str | None = None
     stdout: TextIO | None = None
