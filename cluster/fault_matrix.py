@@ -23,7 +23,6 @@ runs it in the suite.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -40,6 +39,7 @@ from cluster.nodes import on_node
 from cluster.state import ClusterState
 from cluster.stores import chirp, hdfs, mosastore
 from cluster.stores.common import CLIENT
+from engine.observe.runlog import events_so_far
 from engine.verify import recorded_run
 from hostkit.errors import ServiceError
 from hostkit.program import swiftcloud_command
@@ -362,24 +362,9 @@ def _check_stop(stderr: str, cell: Cell, outcome: Outcome) -> None:
         outcome.problems.append(f"the stop does not name the store's mount and the node: {_tail(stderr)}")
 
 
-def _records(run_dir: str) -> list[dict]:
-    try:
-        with open(os.path.join(run_dir, "events.jsonl"), encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except FileNotFoundError:
-        return []
-    records = []
-    for line in lines:
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            break  # a line being written
-    return records
-
-
 def task_ends(run_dir: str) -> list[dict]:
     """The `end` records of a run's log so far (a line being written is not read)."""
-    return [record for record in _records(run_dir) if record.get("event") == "end"]
+    return [record for record in events_so_far(run_dir) if record.get("event") == "end"]
 
 
 def _tail(text: str, lines: int = 6) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 
 from cluster import lifecycle, node_exec, stores
 from cluster.nodes import SHARED_SCRATCH, on_node
@@ -30,6 +31,7 @@ NODE_FROM_HOST = "SWIFTCLOUD_NODE_FROM_HOST"  # read by the worker ranks (engine
 # it by). UCX's TCP transport was the first choice, but across the delay line its connection
 # set-up failed (a worker crashed in wire-up towards the 150 ms region) and a 17-rank barrier
 # took 6.5 s against OFI's 4.8 (measured on the study's 16 nodes in 3 regions).
+NODE_NAMES = ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")
 NETWORK_ONLY = {"MPIR_CVAR_CH4_NETMOD": "ofi", "FI_PROVIDER": "tcp", "FI_TCP_IFACE": "eth0"}
 
 
@@ -76,7 +78,7 @@ def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
             "-hosts", ",".join(f"{node.name}:{2 if index == 0 else 1}" for index, node in enumerate(cluster.nodes)),
             "-n", "1", *swiftcloud_command("run", "--mpi", *words),
             ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", *worker_rank_command()]
-    job_env = {key: value for key, value in env.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
+    job_env = without_node_names(env)
     job_env.update(NETWORK_ONLY)
     job_env.update(node_environment(cluster))
     return on_node(cluster.nodes[0], argv, os.getcwd()), job_env
@@ -91,12 +93,16 @@ def per_node(cluster: ClusterState, argv: list[str], mpiexec: str) -> list[str]:
     return on_node(cluster.nodes[0], launch, os.getcwd())
 
 
+def without_node_names(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` less the node names a process on an emulated node has (`SWIFTCLOUD_NODE`, and
+    `SWIFTCLOUD_NODES`, `run --nodes`' default): a run started with it names its own."""
+    return {key: value for key, value in env.items() if key not in NODE_NAMES}
+
+
 def runs_environment(state_dir: str) -> dict[str, str]:
     """Our environment for a `swiftcloud run --cluster` started from here: the cluster found
     under `state_dir` (and no emulated node's own names)."""
-    env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
-    env["SWIFTCLOUD_STATE_DIR"] = state_dir
-    return env
+    return {**without_node_names(os.environ), "SWIFTCLOUD_STATE_DIR": state_dir}
 
 
 def node_environment(cluster: ClusterState) -> dict[str, str]:

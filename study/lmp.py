@@ -28,6 +28,7 @@ from typing import Any
 
 from cluster import lifecycle
 from cluster.cpuwatch import CpuWatch
+from cluster.launch import without_node_names
 from cluster.regions import Region
 from cluster.state import ClusterState
 from cluster.stores import with_daemons
@@ -103,8 +104,7 @@ def _measured_command(argv: list[str], cwd: str, env: dict[str, str], log_path: 
 
 
 def _environment(state_dir: str | None) -> dict[str, str]:
-    env = importable({key: value for key, value in os.environ.items()
-                      if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")})
+    env = importable(without_node_names(os.environ))
     if state_dir is not None:
         env["SWIFTCLOUD_STATE_DIR"] = state_dir
     return env

@@ -170,3 +170,20 @@ def read_events(directory: str) -> list[dict[str, Any]]:
     """All events of a run directory, in order."""
     with open(os.path.join(directory, "events.jsonl"), encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def events_so_far(directory: str) -> list[dict[str, Any]]:
+    """The events a run that may still be going has written: none before its log exists,
+    and not a last line still being written."""
+    try:
+        with open(os.path.join(directory, "events.jsonl"), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return []
+    events = []
+    for line in lines:
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            break  # the line being written
+    return events

@@ -14,6 +14,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from cluster.launch import runs_environment
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -37,9 +39,7 @@ class Cluster:
 
 
 def environment(state: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
-    env.update(PYTHONPATH=str(ROOT), SWIFTCLOUD_STATE_DIR=str(state))
-    return env
+    return {**runs_environment(str(state)), "PYTHONPATH": str(ROOT)}
 
 
 def traces(record: dict) -> dict[str, list]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from cluster.launch import without_node_names
 from cluster.state import cluster_dir, tag_for
 from study.claims import CHECKS
 from study.workflows import WorkflowOptions
@@ -23,8 +24,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def study(*words: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("SWIFTCLOUD_NODE", "SWIFTCLOUD_NODES")}
-    env["PYTHONPATH"] = str(ROOT)
+    env = {**without_node_names(os.environ), "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "swiftcloud", "study", *words], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=1800)
 
