@@ -214,14 +214,19 @@ class Hdfs:
             try:
                 while block := source.read(COPY_BLOCK):
                     translated(lambda: writer.write(block), path)
+            except BaseException:
+                # Not closed: hdfs-native's close would ask the NameNode to complete a file whose
+                # block no DataNode took (its first one refused the pipeline), for 15.5 s. The
+                # temporary is deleted below, which ends its lease.
+                io.RawIOBase.close(writer)
+                raise
+            try:
+                translated(writer.close, path)
             finally:
-                try:
-                    translated(writer.close, path)
-                finally:
-                    # hdfs-native's close does not mark the stream closed, so garbage collection
-                    # would close it again, later, in whatever thread it runs: a second close waits
-                    # for the NameNode, forever once it is gone (seen: a test suite hung).
-                    io.RawIOBase.close(writer)
+                # hdfs-native's close does not mark the stream closed, so garbage collection
+                # would close it again, later, in whatever thread it runs: a second close waits
+                # for the NameNode, forever once it is gone (seen: a test suite hung).
+                io.RawIOBase.close(writer)
             self.rename(temporary, path)
         except BaseException:
             with contextlib.suppress(OSError, RuntimeError):

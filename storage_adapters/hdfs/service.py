@@ -88,6 +88,7 @@ def write_conf(conf_dir: str, core: dict[str, object], hdfs: dict[str, object]) 
             handle.write(_site(properties))
 
 
+
 def java(conf_dir: str, main_class: str, *args: str, log_dir: str) -> list[str]:
     """The command line of one Hadoop server (`main_class`) with `conf_dir` first on its class path."""
     # The daemons' own temporaries (Jetty's work directory) stay beside their logs: a daemon
@@ -200,6 +201,10 @@ def properties(directory: str, address: str, bind_host: str, http_port: int, rep
         # calls it dead after 30 s). 3 s marked live DataNodes stale on a loaded 2-core host.
         "dfs.namenode.stale.datanode.interval": 10000, "dfs.namenode.avoid.write.stale.datanode": "true",
         "dfs.namenode.avoid.read.stale.datanode": "true",
+        # Not "too busy" at twice the average transfers: on a few DataNodes sharing a host's
+        # cores that is a count of 3, and with one node excluded so, placement falls back to
+        # the stale (dead) one it was avoiding, the writer's own first.
+        "dfs.namenode.redundancy.considerLoad": "false",
         "dfs.permissions.enabled": "true", "dfs.webhdfs.enabled": "true",
         "dfs.namenode.name.dir": f"file://{os.path.join(directory, 'name')}",
         "dfs.datanode.data.dir.perm": "700",
