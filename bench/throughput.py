@@ -157,8 +157,9 @@ def main() -> None:
     parser.add_argument("--transport", choices=("mpi", "local"), default="mpi")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
-                        help="run only these benchmarks (python_noop, python_noop_steady, app_true, fan_out_in, "
-                             "fan_out_in_wide, file_pipeline, hello, hello_cluster, sleep32)")
+                        help="run only these benchmarks, repeated or comma-separated (python_noop, "
+                             "python_noop_steady, app_true, fan_out_in, fan_out_in_wide, file_pipeline, hello, "
+                             "hello_cluster, sleep32)")
     parser.add_argument("--with-peers", action="store_true",
                         help="add Parsl and Dask columns to python_noop (pip-installs them)")
     parser.add_argument("--steady-tasks", type=int, default=200_000)
@@ -194,8 +195,12 @@ def main() -> None:
             "hello_cluster": lambda: hello_cluster(options, workdir, cluster),
             "sleep32": lambda: sleep32(options, workdir, cluster),
         }
+        only = [name for names in options.only for name in names.split(",") if name]
+        unknown = [name for name in only if name not in benchmarks]
+        if unknown:
+            parser.error(f"no benchmark named {', '.join(unknown)} (there are: {', '.join(benchmarks)})")
         try:
-            for name in options.only or list(benchmarks):
+            for name in only or list(benchmarks):
                 measure(name, benchmarks[name], options)
         finally:
             cluster.down()

@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any, Optional, TextIO
+from io import FileIO
+from typing import Any, Optional
 
 from engine.errors import UsageError
+from engine.observe.jsonlines import json_line
 
 RESTART_FILE = "restart.jsonl"
 SYNC_INTERVAL_S = 0.5
@@ -46,10 +48,9 @@ class RestartLog:
     """Appends the records of one run, each at once, synced to disk in batches."""
 
     def __init__(self, directory: str) -> None:
-        # Line-buffered: a write system call per record (a microsecond beside an app's
+        # Unbuffered: a write system call per record (a microsecond beside an app's
         # milliseconds), so a finished task is never lost with the engine.
-        self._file: Optional[TextIO] = open(os.path.join(directory, RESTART_FILE), "a", encoding="utf-8",
-                                            buffering=1)
+        self._file: Optional[FileIO] = open(os.path.join(directory, RESTART_FILE), "ab", buffering=0)
         self._synced = time.monotonic()
 
     def record(self, key: str, what: str, outputs: dict[str, Optional[list[int]]], digests: dict[str, str]) -> None:
@@ -58,7 +59,7 @@ class RestartLog:
         if self._file is None:
             return
         record = {"key": key, "what": what, "outputs": outputs, "digests": digests}
-        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._file.write(json_line(record))
         now = time.monotonic()
         if now - self._synced >= SYNC_INTERVAL_S:
             self.sync(now)

@@ -37,13 +37,12 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any, Optional, Sequence, TextIO
+from typing import Any, BinaryIO, Optional, Sequence
 
 from engine.errors import UsageError
+from engine.observe.jsonlines import json_line
 from engine.task.contract import Completion, Task
 
-# One shared encoder: json.dumps with options builds a new one per call (3 records per task).
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
 # Records reach the file at most this long after they are written, so a crash (even
 # kill -9) loses at most that much of the log; flushing every record would cost a
 # system call per record on runs of 100,000s of tasks.
@@ -81,7 +80,7 @@ class RunLog:
         self.path = os.path.join(directory, "events.jsonl")
         try:
             os.makedirs(directory, exist_ok=True)
-            self._file: Optional[TextIO] = open(self.path, "a", encoding="utf-8")
+            self._file: Optional[BinaryIO] = open(self.path, "ab")
         except OSError as error:
             raise UsageError(f"cannot write the run log in '{directory}': {error.strerror}") from None
         self._tasks: dict[int, Task] = {}
@@ -89,7 +88,7 @@ class RunLog:
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._file is not None:
-            self._file.write(_ENCODER.encode(record) + "\n")
+            self._file.write(json_line(record))
             now = time.monotonic()
             if now - self._flushed >= FLUSH_INTERVAL_S:
                 self.flush(now)
