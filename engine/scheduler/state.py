@@ -141,6 +141,9 @@ class SchedulerState:
         self._submitted = 0
         self._next_batch = 0
         self._closing = False
+        # Workers whose tasks left them in this `handle`, in the order of their last one: each
+        # is refreshed once, before dispatching, rather than once per task of a batch.
+        self._ended_on: dict[int, None] = {}
         self._handlers: dict[type, Callable[[Any, list[Instruction]], None]] = {
             TaskSubmitted: self._on_submitted,
             WorkerJoined: self._on_joined,
@@ -158,6 +161,9 @@ class SchedulerState:
         out: list[Instruction] = []
         for event in events:
             self._handlers[type(event)](event, out)
+        for worker_id in self._ended_on:
+            self._refresh(self._workers[worker_id])
+        self._ended_on.clear()
         self._dispatch(out)
         return out
 
@@ -441,7 +447,8 @@ class SchedulerState:
         if not worker.in_flight:
             worker.work_s = 0.0  # no float drift carried into the next batches
             worker.longest_s = 0.0
-        self._refresh(worker)
+        self._ended_on.pop(worker.id, None)
+        self._ended_on[worker.id] = None
 
     def _hunger(self, worker: _WorkerRecord) -> tuple[bool, bool]:
         """(idle, may prefetch) for a worker, from its in-flight work alone."""
