@@ -23,7 +23,6 @@ import contextlib
 import ctypes
 import os
 import signal
-import uuid
 
 WORKER_TOKEN_ENV = "SWIFTCLOUD_WORKER_TOKEN"
 
@@ -72,7 +71,7 @@ def _environ_has(pid: int, entry: bytes) -> bool:
 def guard_apps(token: str | None = None) -> str:
     """Mark this worker process with `token` (fresh if None), which the apps it starts
     inherit, and start its guard; returns the token."""
-    token = token or uuid.uuid4().hex
+    token = token or os.urandom(16).hex()
     os.environ[WORKER_TOKEN_ENV] = token
     worker = os.getpid()
     # A fork, not a new interpreter: a millisecond instead of tens of them of CPU while the

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import time
 from typing import Any, Sequence
 
@@ -102,7 +101,7 @@ def serve_rank(world: World) -> bool:
     me = world.rank - 1
     # On a cluster every host has a name of its own, which is the node's name.
     home_node = os.environ.get("SWIFTCLOUD_NODE") or (
-        socket.gethostname() if os.environ.get("SWIFTCLOUD_NODE_FROM_HOST") else None)
+        os.uname().nodename if os.environ.get("SWIFTCLOUD_NODE_FROM_HOST") else None)
     active: list[worker_loop.Worker] = []  # this session's worker loop, for the cancel signal
     signal.signal(CANCEL_SIGNAL, lambda signum, frame: [session.cancel() for session in active])
     guard_apps()  # if the launcher kills this rank outright, its apps go too

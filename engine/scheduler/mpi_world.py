@@ -27,7 +27,6 @@ import errno
 import os
 import select
 import signal
-import socket
 import sys
 import time
 from typing import Any, Sequence
@@ -88,7 +87,7 @@ class World:
         self.peers = list(peers)  # (host, pid) by rank
         self._status = MPI.Status()
         self._sends: list[Any] = []
-        self._host = socket.gethostname()
+        self._host = os.uname().nodename
         # Ranks we can check on: those running on this host (rank 0 watches its
         # workers, a worker watches rank 0).
         watched = range(1, self.size) if self.rank == 0 else (0,)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import pickle
 import signal
-import socket
 import threading
 import time
 from typing import Any, Callable
@@ -43,7 +42,7 @@ Runner = Callable[[Any], Any]
 
 def node_name() -> str:
     """The node this process runs on: `$SWIFTCLOUD_NODE` (emulated nodes) or the host name."""
-    return os.environ.get("SWIFTCLOUD_NODE") or socket.gethostname()
+    return os.environ.get("SWIFTCLOUD_NODE") or os.uname().nodename
 
 
 def _hook(runner: Runner, name: str) -> None:
