@@ -159,6 +159,8 @@ class RunLog:
 def _command(task: Optional[Task]) -> list[str] | str:
     if task is None:
         return ""
+    if task.kind != "app":  # only apps have a command line (and a getattr that fails costs)
+        return task.label
     argv = getattr(task.payload, "argv", None)
     if argv is not None:
         return list(argv)

@@ -22,7 +22,7 @@ import random
 from collections import Counter, deque
 from dataclasses import dataclass
 from enum import Enum
-from typing import Collection, Iterable, Iterator, Sequence
+from typing import Collection, Iterator, Sequence
 
 
 class ReadyQueue:
@@ -161,10 +161,12 @@ class Placement:
     def __init__(self, patience: int = 8) -> None:
         self.patience = patience
 
-    def affinity(self, locations: Iterable[tuple[str, tuple[str, ...]]],
+    def affinity(self, locations: Collection[tuple[str, tuple[str, ...]]],
                  worker_nodes: Collection[str]) -> Affinity | None:
         """The nodes among `worker_nodes` holding the most of a task's inputs (`locations`:
         each input's holders), if any hold one."""
+        if not locations:  # most tasks: no input any node is known to hold
+            return None
         holders: Counter[str] = Counter()
         for _path, nodes in locations:
             holders.update(node for node in nodes if node in worker_nodes)
