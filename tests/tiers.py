@@ -31,6 +31,7 @@ QUICK_MODULES = frozenset({
     "runtime/test_apps.py",
     "runtime/test_phases.py",
     "runtime/test_integrity.py",
+    "observe/test_jsonlines.py",
     "scheduler/test_state.py",
     "scheduler/test_policy.py",
     "scheduler/test_local.py",
