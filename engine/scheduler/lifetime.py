@@ -52,12 +52,17 @@ def pids_with_env(variable: str, value: str) -> list[int]:
     rank imports this module: psutil would add about 10 ms to its start). Zombies have no
     environment left, and other users' processes cannot be read, so only our own live ones
     can match."""
-    needle = f"{variable}={value}".encode()
+    needle = _environ_entry(variable, value)
     try:
         listing = os.listdir("/proc")
     except OSError:
         return []
     return [int(name) for name in listing if name.isdigit() and _environ_has(int(name), needle)]
+
+
+def _environ_entry(variable: str, value: str) -> bytes:
+    """`variable=value` as it stands in /proc/PID/environ."""
+    return f"{variable}={value}".encode()
 
 
 def _environ_has(pid: int, entry: bytes) -> bool:
@@ -102,7 +107,7 @@ def kill_carriers(token: str) -> None:
     """SIGKILL every process carrying `token` (and its process group when it leads one),
     except this one. Each is held by a pidfd and checked again, so a number that went to
     another process between the scan and the kill is spared."""
-    entry = f"{WORKER_TOKEN_ENV}={token}".encode()
+    entry = _environ_entry(WORKER_TOKEN_ENV, token)
     for pid in pids_with_env(WORKER_TOKEN_ENV, token):
         if pid == os.getpid():
             continue

@@ -88,7 +88,6 @@ def write_conf(conf_dir: str, core: dict[str, object], hdfs: dict[str, object]) 
             handle.write(_site(properties))
 
 
-
 def java(conf_dir: str, main_class: str, *args: str, log_dir: str) -> list[str]:
     """The command line of one Hadoop server (`main_class`) with `conf_dir` first on its class path."""
     # The daemons' own temporaries (Jetty's work directory) stay beside their logs: a daemon
