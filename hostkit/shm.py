@@ -8,10 +8,9 @@ day of tests. `sweep()` deletes those of this user that no process maps or holds
 any more and that are older than a grace period (a starting job's first rank maps its
 segment moments after creating it; the others attach to the mapped one).
 
-`run -n N` starts MPICH's network module on libfabric's shm provider
-(the engine's one-host network setting), which keeps a segment per rank as
-`/dev/shm/PID:N:N`, unlinked at an orderly exit and left behind by a killed rank in the
-same way: those are swept alike.
+A job run on libfabric's shm provider (`FI_PROVIDER=shm`, a user's setting) keeps a
+segment per rank as `/dev/shm/PID:N:N`, unlinked at an orderly exit and left behind by a
+killed rank in the same way: those are swept alike.
 
 Hydra's proxy (`hydra_pmi_proxy`) writes the node's topology to
 `/tmp/hydra_hwloc_xmlfile_*` when a rank asks for it during MPI_Init, and deletes it

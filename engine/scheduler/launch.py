@@ -66,14 +66,10 @@ PMI_FAMILY = ("MPICH", "Intel(R) MPI", "MVAPICH")
 # core. Heavy yield makes those waits sleep (1.1 s of CPU per rank and second
 # of waiting down to 0.2 s here). Our own waits never block inside MPI.
 MPICH_WAITING = MappingProxyType({"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"})
-# `run -n N` puts every rank on this host, where MPICH's shared memory carries all their
-# messages; the network module is started all the same, and libfabric's shm provider starts
-# for less than the default (UCX): 9 ranks' MPI start-up 0.30 -> 0.22 s, 0.56 -> 0.43 CPU s.
-# A user's own setting wins; `run --cluster` sets its own (cluster.launch).
-ONE_HOST_NETWORK = MappingProxyType({"MPIR_CVAR_CH4_NETMOD": "ofi", "FI_PROVIDER": "shm"})
-# Names of the variables above that we added (not the user): gone from the ranks once MPI has
-# read them, so the apps a worker runs (an MPI program of their own) never see them.
-ADDED_ENV = "SWIFTCLOUD_MPI_ADDED"
+# `run -n N` leaves MPICH's network module at its default. libfabric's shm provider started
+# 9 ranks faster (0.22 against 0.30 s), but its addresses name the rank's PID, and MPICH takes
+# every rank's address to be as long as its own: ranks whose PIDs have different numbers of
+# digits (9999 and 10000) aborted in MPI_Init ("Message truncated").
 # A run on other hosts than this machine (the emulated cluster's nodes): the package that
 # provides them adds an option to `run` storing its launcher as `args.host_launcher`, which is
 # given the arguments and the transport asked for and returns the job's exit status.
@@ -116,11 +112,7 @@ def enter_run(args: argparse.Namespace) -> int | None:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
     from engine.scheduler import supervise
 
-    env = child_environment()
-    added = [name for name in ONE_HOST_NETWORK if name not in env]
-    env.update({name: ONE_HOST_NETWORK[name] for name in added})
-    env[ADDED_ENV] = ",".join(added)
-    return supervise.run_job(mpiexec_command(args.processes, sys.argv), env)
+    return supervise.run_job(mpiexec_command(args.processes, sys.argv), child_environment())
 
 
 def mpi_installed() -> bool:
@@ -248,8 +240,6 @@ def _start_mpi(launcher: Launcher | None) -> World | int:
     peers = comm.allgather((os.uname().nodename, os.getpid()))
     for name in [name for name in os.environ if name.startswith(LAUNCHER_PREFIXES)]:
         del os.environ[name]
-    for name in filter(None, os.environ.pop(ADDED_ENV, "").split(",")):
-        os.environ.pop(name, None)
     return mpi_world.World(comm, peers)
 
 
