@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from cluster import netns
 from cluster.nodes import fstype_on, listening, mounted_here, on_node, spawn_on
 from cluster.state import S3_ADDRESS, ClusterState
-from cluster.stores import DAEMONS, s3, services_dir
+from cluster.stores import DAEMONS, hdfs, s3, services_dir
 from cluster.stores.common import CLIENT
 from hostkit.errors import ServiceError
 from hostkit.mounts import detach_argv, recorded_processes
@@ -85,6 +85,7 @@ def restart(cluster: ClusterState, killed: Killed, timeout: float = 120.0) -> Pr
     mount is back)."""
     old = killed.process
     record = _record(cluster, killed.record)
+    began = time.monotonic()
     if killed.record == minio.NAME:
         new, popen = s3.spawn_server(cluster, record.secrets)
     else:
@@ -95,19 +96,23 @@ def restart(cluster: ClusterState, killed: Killed, timeout: float = 120.0) -> Pr
         started, popen = spawn_on(node, daemon)
         new = cluster.record_started(started)
     replace_process(services_dir(cluster), record, old, new)
-    wait_until(lambda: _serves(cluster, killed), popen, str(killed), new.log, timeout=timeout)
+    wait_until(lambda: _serves(cluster, killed, time.monotonic() - began), popen, str(killed), new.log,
+               timeout=timeout)
     return new
 
 
-def _serves(cluster: ClusterState, killed: Killed) -> bool:
-    """Is the daemon back: listening on its port, or mounted?"""
+def _serves(cluster: ClusterState, killed: Killed, started_s: float) -> bool:
+    """Is the daemon back: listening on its port, or mounted; a DataNode, heard from by its
+    NameNode since it was started `started_s` seconds ago?"""
     old = killed.process
     if killed.record == minio.NAME:
         return netns.in_namespace(cluster.s3_namespace, lambda: port_open(old.port, S3_ADDRESS))
     node = cluster.node(old.node)
     if killed.mountpoint:
         return mounted_here(node, killed.mountpoint, killed.fstype)
-    return listening(node, old.port)
+    if not listening(node, old.port):
+        return False
+    return killed.record != "hdfs" or old.role != "datanode" or hdfs.datanode_back(cluster, node, started_s)
 
 
 def _record(cluster: ClusterState, name: str) -> ServiceRecord:

@@ -33,6 +33,7 @@ QUICK_MODULES = frozenset({
     "runtime/test_integrity.py",
     "observe/test_jsonlines.py",
     "scheduler/test_state.py",
+    "scheduler/test_exits.py",
     "scheduler/test_policy.py",
     "scheduler/test_local.py",
     "scheduler/test_worker.py",

@@ -61,6 +61,15 @@ def daemon(cluster: ClusterState, role: str, node: Node, replication: int | None
     raise ServiceError(f"HDFS has no daemon {role!r} (it has namenode, datanode, {CLIENT})")
 
 
+def datanode_back(cluster: ClusterState, node: Node, started_s: float) -> bool:
+    """Has the NameNode heard from `node`'s DataNode since it was started again `started_s`
+    seconds ago? Until then it may not place blocks there (a DataNode down 30 s is dead to
+    it), or it may still take the node for the old, dead process."""
+    head = cluster.nodes[0]
+    return netns.in_namespace(head.namespace, lambda: hdfs.heard_from(
+        HTTP_PORT, f"{node.address}:{DATANODE_PORTS[0]}", started_s, head.address))
+
+
 def mountpoint(cluster: ClusterState) -> str:
     return cluster.path("mnt", hdfs.NAME)
 

@@ -35,6 +35,7 @@ import psutil
 from engine.scheduler.lifetime import die_with_parent, guard_apps, kill_carriers
 from engine.scheduler.protocol import STOP, STOP_MESSAGE, Incoming, WorkerGone
 from engine.scheduler.worker import Runner, node_name, serve
+from hostkit.exits import describe_exit
 
 
 def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, runner: Runner,
@@ -145,7 +146,7 @@ class LocalTransport:
         if lingering and not why:
             why = "closed its connection without exiting"
         return WorkerGone(worker, f"worker {worker} on node {self._nodes[worker]} "
-                                  f"{why or _describe_exit(proc.exitcode)}")
+                                  f"{why or describe_exit(proc.exitcode)}")
 
     def close(self, kill: bool = False) -> None:
         """Stop every worker and reap it; `kill` skips the polite stop."""
@@ -226,12 +227,3 @@ def _running(process: psutil.Process) -> bool:
         return process.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
-
-
-def _describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            return f"was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"was killed by signal {-code}"
-    return f"exited with code {code}"

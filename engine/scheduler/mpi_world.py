@@ -33,10 +33,12 @@ from typing import Any, Sequence
 
 from engine.errors import SwiftRuntimeError
 from engine.scheduler.protocol import STOP_MESSAGE
+from hostkit.exits import describe_exit, pidfd_exit_code
 
 TAG = 7
 START, READY, STOPPED, EXIT, BYE = "start", "ready", "stopped", "exit", "bye"
 LIVENESS_S = 0.5
+REAPED_S = 0.5  # how long a dead rank's parent may take to reap it before we say how it ended
 EXIT_GRACE_S = 2.0
 CANCEL_SIGNAL = signal.SIGUSR1
 
@@ -190,7 +192,10 @@ class World:
             raise EngineGone("rank 0 (the engine) has died")
         rank = dead[0]
         host, pid = self.peers[rank]
-        raise RankLost(f"MPI rank {rank} (worker {rank - 1}, pid {pid} on {host}) has died; an MPI "
+        # Its parent (the launcher's proxy) reaps it at once; then the kernel says how it ended.
+        code = pidfd_exit_code(self._local[rank], wait_s=REAPED_S)
+        how = "has died" if code is None else describe_exit(code)
+        raise RankLost(f"MPI rank {rank} (worker {rank - 1}, pid {pid} on {host}) {how}; an MPI "
                        "run cannot go on without one of its ranks (the local transport re-runs a "
                        "lost worker's tasks elsewhere: --transport local)")
 

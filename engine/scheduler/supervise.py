@@ -91,6 +91,8 @@ def verdict(status: int, orderly: bool) -> int:
 
 
 def _describe(status: int) -> str:
+    if status in OWN_STATUSES:
+        return f"mpiexec exit status {status}"  # a rank's own exit, not a signal's number
     signum = status - 128 if status > 128 else status
     try:
         name = signal.Signals(signum).name

@@ -18,6 +18,7 @@ import errno
 import io
 import logging
 import posixpath
+import re
 import stat
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, TypeVar
@@ -80,8 +81,12 @@ def translated(operation: Callable[[], Result], path: str) -> Result:
         raise _os_error(str(error), path) from error
 
 
+# hdfs-native names the replicas of a block no DataNode served by their protobuf dump.
+REPLICA = re.compile(r'ip_addr: \\?"([^"\\]+)\\?", host_name: \\?"([^"\\]+)\\?".*?xfer_port: (\d+)')
+
+
 def _os_error(text: str, path: str) -> OSError:
-    message = text.splitlines()[0][:300] if text else "HDFS request failed"
+    message = _readable(text)
     for marker, number in ERRNO_OF_EXCEPTION:
         if marker in text:
             if number == errno.ECONNREFUSED:
@@ -90,6 +95,16 @@ def _os_error(text: str, path: str) -> OSError:
                 return ConnectionResetError(number, f"HDFS connection lost: {message}", path)
             return OSError(number, message, path)
     return OSError(errno.EIO, message, path)
+
+
+def _readable(text: str) -> str:
+    """The first line of hdfs-native's message; for a block no DataNode served, in words."""
+    if "All DataNodes failed" in text:
+        tried = ", ".join(dict.fromkeys(f"{host} at {address}:{port}" for address, host, port in REPLICA.findall(text)))
+        # The read gives up on a DataNode that refused it, and on one whose data failed its checksums.
+        return ("no DataNode holding the block sent it whole (unreachable, or its data failed its checksums)" +
+                (f"; tried {tried}" if tried else ""))
+    return text.splitlines()[0][:300] if text else "HDFS request failed"
 
 
 class Hdfs:

@@ -132,6 +132,18 @@ def ready(http_port: int, datanodes: int, host: str = LOOPBACK) -> bool:
     return info is not None and not info.get("Safemode")
 
 
+def heard_from(http_port: int, xfer_address: str, within_s: float, host: str = LOOPBACK) -> bool:
+    """Is the DataNode serving blocks at `xfer_address` (ip:port) live to the NameNode, its
+    last heartbeat less than `within_s` seconds ago (the NameNode counts whole seconds)?"""
+    info = _jmx_bean(http_port, "NameNodeInfo", host)
+    try:
+        live = json.loads(info.get("LiveNodes") or "{}") if info is not None else {}
+    except ValueError:
+        return False
+    return any(node.get("xferaddr") == xfer_address and node.get("lastContact", within_s) + 1 <= within_s
+               for node in live.values())
+
+
 def default_replication(datanodes: int) -> int:
     """Hadoop's default replication, but never more copies than DataNodes to hold them."""
     return min(DEFAULT_REPLICATION, datanodes)

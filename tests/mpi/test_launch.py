@@ -55,6 +55,14 @@ def test_the_exit_status_says_why_a_job_ended() -> None:
     assert verdict(9, False) == 1 and verdict(137, False) == 1
 
 
+def test_the_stop_names_a_signal_only_where_the_status_can_be_one(capsys) -> None:
+    for status, says in ((9, "(mpiexec exit status 9, e.g. killed by SIGKILL)"),
+                         (139, "(mpiexec exit status 139, e.g. killed by SIGSEGV)"),
+                         (1, "(mpiexec exit status 1)")):  # a rank's exit(1), not SIGHUP
+        assert verdict(status, False) == 1
+        assert says in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("env, says", [
     ({"OMPI_COMM_WORLD_SIZE": "3", "OMPI_COMM_WORLD_RANK": "0"},
      "swiftcloud: this process was started by Open MPI's mpirun, but mpi4py uses MPICH"),

@@ -167,3 +167,18 @@ def test_a_missing_hdfs_file_or_an_unreadable_block_is_not_tried_again(text: str
     with pytest.raises(kind) as caught:
         translated(request, "/x")
     assert not transient(caught.value)
+
+
+def test_a_block_no_datanode_served_is_explained_in_words() -> None:
+    dump = ('DataTransferError("All DataNodes failed: [DatanodeInfoProto { id: DatanodeIdProto { ip_addr: '
+            '\\"10.231.1.13\\", host_name: \\"node3\\", datanode_uuid: \\"4905\\", xfer_port: 9866, info_port: 9864 }, '
+            'capacity: Some(25185042432) }]")')
+
+    def request() -> None:
+        raise RuntimeError(dump)
+
+    with pytest.raises(OSError) as caught:
+        translated(request, "/data/3.dat")
+    assert caught.value.errno == errno.EIO and caught.value.filename == "/data/3.dat"
+    assert caught.value.strerror == ("no DataNode holding the block sent it whole (unreachable, or its data failed "
+                                     "its checksums); tried node3 at 10.231.1.13:9866")
