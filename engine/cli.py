@@ -164,6 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return status
     from engine.observe.restart import RestartLog, read_restart_log
     from engine.observe.runlog import RunLog, latest_run_dir, next_run_dir
+    from engine.runtime.collection import spare_at_exit
     from engine.runtime.engine import Engine
     from engine.runtime.files import TempFiles
     from engine.runtime.resume import TaskCache
@@ -221,6 +222,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"swiftcloud: resumed: {reused} app task(s) reused, "
                   f"{engine.tasks_submitted - reused} run", file=sys.stderr)
         log.run_finished(status, time.time() - started)
+        spare_at_exit()
     return status
 
 

@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Optional, Union
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PrimType:
     """One of `int float string boolean void file`."""
 
@@ -32,6 +32,14 @@ class PrimType:
 
     def __str__(self) -> str:
         return self.name
+
+    # The runtime compares a value's type with FILE or FLOAT for every value it makes: the
+    # usual case, the very object, is answered without the dataclass's tuples.
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is PrimType and other.name == self.name)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
 
 
 @dataclass(frozen=True)

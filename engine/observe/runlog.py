@@ -86,9 +86,9 @@ class RunLog:
         self._tasks: dict[int, Task] = {}
         self._flushed = time.monotonic()
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def _write(self, record: dict[str, Any], *more: dict[str, Any]) -> None:
         if self._file is not None:
-            self._file.write(json_line(record))
+            self._file.write(json_line(record) if not more else b"".join(map(json_line, (record, *more))))
             now = time.monotonic()
             if now - self._flushed >= FLUSH_INTERVAL_S:
                 self.flush(now)
@@ -137,13 +137,13 @@ class RunLog:
         task = self._tasks.pop(c.task_id, None)
         common = {"task": c.task_id, "kind": task.kind if task else "", "label": task.label if task else "",
                   "worker": c.worker, "node": c.node}
-        self._write({"event": "start", **common, "command": _command(task), "time": c.start})
+        start = {"event": "start", **common, "command": _command(task), "time": c.start}
         end = {"event": "end", **common, "time": c.end, "status": "ok" if c.ok else "failed",
                "attempts": c.attempts}
         if not c.ok:
             end["error"] = c.error.splitlines()[0] if c.error else ""
         end.update(c.extra)
-        self._write(end)
+        self._write(start, end)
 
     def run_finished(self, exit_status: int, elapsed: float) -> None:
         self._write({"event": "run_end", "exit_status": exit_status, "elapsed": elapsed,

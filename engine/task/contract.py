@@ -179,9 +179,11 @@ class PythonSpec:
     exceptions_are_errors: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass
 class BuiltinCall:
-    """A library builtin with `where="worker"`, with what sys functions need."""
+    """A library builtin with `where="worker"`, with what sys functions need. Built and pickled
+    once per call of `python()` and the like: a plain dataclass, as a frozen one costs 2.5 times
+    as much to build and a slotted one pickles through Python code (0.77 us against 1.08 and 0.99)."""
 
     name: str
     args: tuple[Any, ...]
