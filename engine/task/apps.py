@@ -20,7 +20,6 @@ import errno
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -279,7 +278,7 @@ def _store_trouble(spec: AppSpec, root: str) -> str:
     """What the mount the task ran on says, when it failed under it: its client gone, or the
     failures its client reports and the first input it cannot read ("" when the store is well,
     and the failure the app's own)."""
-    where = f"\nstore: the mount at {root} on {socket.gethostname()}"
+    where = f"\nstore: the mount at {root} on {os.uname().nodename}"
     try:
         os.statvfs(root)  # not os.stat: the kernel may answer that from its cache
     except OSError as e:

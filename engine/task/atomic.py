@@ -13,7 +13,6 @@ import contextlib
 import os
 import re
 import shutil
-import uuid
 
 # `.NAME.<hex>.part` (temp_beside) and `.STEM.<hex>.part.EXT` (name_beside).
 _TEMP_NAME = re.compile(r"\.(?P<head>.*)\.[0-9a-f]{12}\.part(?P<ext>\.[^.]*)?")
@@ -23,7 +22,7 @@ def temp_beside(target: str) -> str:
     """A fresh hidden path in the target's directory (created, empty); parents made."""
     directory, name = os.path.split(os.path.abspath(target))
     while True:
-        candidate = os.path.join(directory, f".{name}.{uuid.uuid4().hex[:12]}.part")
+        candidate = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.part")
         try:
             os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
             return candidate
@@ -41,7 +40,7 @@ def name_beside(target: str) -> str:
     directory, name = os.path.split(os.path.abspath(target))
     os.makedirs(directory, exist_ok=True)
     stem, extension = os.path.splitext(name)
-    return os.path.join(directory, f".{stem}.{uuid.uuid4().hex[:12]}.part{extension}")
+    return os.path.join(directory, f".{stem}.{os.urandom(6).hex()}.part{extension}")
 
 
 class Publisher:

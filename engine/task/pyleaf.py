@@ -9,9 +9,9 @@ to program stdout, flushed after every call; an exception prints its traceback
 from __future__ import annotations
 
 import linecache
+import os
 import sys
 import traceback
-import uuid
 from typing import Any
 
 from engine.task.contract import LeafError, PythonSpec
@@ -37,7 +37,7 @@ def run_code(code: str, expr: str, namespace: dict[str, Any], exceptions_are_err
     `exceptions_are_errors` is false: then the result is `__EXCEPTION__`) and
     for a result that is not a `str`.
     """
-    call = uuid.uuid4().hex[:12]  # names the sources in tracebacks; unique without a counter
+    call = os.urandom(6).hex()  # names the sources in tracebacks; unique without a counter
     sources = {f"<python code {call}>": code, f"<python expr {call}>": expr.strip() or '""'}
     code_name, expr_name = sources
     for name, text in sources.items():

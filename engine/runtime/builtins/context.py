@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
@@ -69,7 +68,7 @@ class SimpleContext:
     def temp_path(self) -> str:
         """A unique `.turbine` path in `temp_dir` (or the spec's default directory)."""
         directory = self.temp_dir or default_temp_dir(self.environ)
-        return os.path.join(directory, f"swiftcloud-{uuid.uuid4().hex}.turbine")
+        return os.path.join(directory, f"swiftcloud-{os.urandom(16).hex()}.turbine")
 
     def glob(self, pattern: str) -> list[str]:
         """Matches on the local file system."""
