@@ -94,6 +94,19 @@ def test_setup_built_hdfs_native_with_the_short_wait_at_close() -> None:
     assert b"Failed to complete file in time (11 tries)" in library.read_bytes()
 
 
+def test_a_datanode_counts_as_heard_from_only_by_its_own_heartbeats(hdfs: ServiceRecord) -> None:
+    """`service.heard_from`, what the fault matrix waits for after starting a DataNode again:
+    a live DataNode's last heartbeat (one a second) is a few seconds old at most, the NameNode
+    counts whole seconds (so nothing proves a heartbeat less than a second old), and an address
+    no DataNode serves is never heard from."""
+    http_port = int(hdfs.info["http"].rsplit(":", 1)[1])
+    addresses = [f"127.0.0.1:{process.port}" for process in service.processes(hdfs) if process.role == "datanode"]
+    assert len(addresses) == 2
+    assert all(service.heard_from(http_port, address, within_s=30) for address in addresses)
+    assert not any(service.heard_from(http_port, address, within_s=0.5) for address in addresses)
+    assert not service.heard_from(http_port, "127.0.0.1:1", within_s=30)
+
+
 # ----- POSIX through the mount: HDFS is write-once, the mount publishes whole versions -----
 
 
