@@ -16,9 +16,9 @@ import os
 import sys
 from collections.abc import Mapping
 
-from cluster import lifecycle, node_exec, stores
+from cluster import node_exec
 from cluster.nodes import SHARED_SCRATCH, on_node
-from cluster.state import ClusterState, cluster_dir, load
+from cluster.state import ClusterState, cluster_dir, load, services_dir
 from engine.errors import UsageError
 from engine.scheduler import supervise
 from engine.scheduler.launch import INSTALL_HINT, child_environment, mpi_installed, venv_mpiexec, worker_rank_command
@@ -74,7 +74,7 @@ def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
     """The argv that runs `swiftcloud run WORDS` as a `processes`-rank job over the cluster,
     and its environment. The first node has two slots (the engine and worker 1), the others
     one, so k workers run on the first k nodes, home region first."""
-    argv = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(lifecycle.LAUNCHER),
+    argv = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(node_exec.LAUNCHER),
             "-hosts", ",".join(f"{node.name}:{2 if index == 0 else 1}" for index, node in enumerate(cluster.nodes)),
             "-n", "1", *swiftcloud_command("run", "--mpi", *words),
             ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", *worker_rank_command()]
@@ -87,7 +87,7 @@ def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
 def per_node(cluster: ClusterState, argv: list[str], mpiexec: str) -> list[str]:
     """The argv that runs `argv` as an MPI job of one rank per node, from the first node
     (as `srun --ntasks-per-node=1` would on a real cluster)."""
-    launch = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(lifecycle.LAUNCHER),
+    launch = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(node_exec.LAUNCHER),
               "-hosts", ",".join(node.name for node in cluster.nodes), "-ppn", "1", "-n", str(len(cluster.nodes)),
               *argv]
     return on_node(cluster.nodes[0], launch, os.getcwd())
@@ -109,6 +109,6 @@ def node_environment(cluster: ClusterState) -> dict[str, str]:
     """What swiftcloud runs on a node need: the cluster's record, its stores (which
     `--storage NAME` finds in their state directory) and the node's own scratch directory."""
     return {node_exec.STATE_VARIABLE: cluster.path("cluster.json"),
-            "SWIFTCLOUD_STATE_DIR": stores.services_dir(cluster),
+            "SWIFTCLOUD_STATE_DIR": services_dir(cluster),
             # Temporary files (a staging task's scratch, an app's own) stay on their node.
             "TMPDIR": cluster.path(SHARED_SCRATCH)}

@@ -19,7 +19,6 @@ import os
 import re
 import shutil
 import signal
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -31,12 +30,10 @@ from cluster.state import (PREFIX, S3_ADDRESS, S3_OCTET, SUBNET, ClusterState, N
                            load, region_octet, tag_for)
 from hostkit.errors import ServiceError
 from hostkit.processes import is_running
-from hostkit.program import PROJECT_ROOT
 from hostkit.records import forget_record
 
 TAG_PATTERN = re.compile(r"swc[0-9a-f]{4}")  # state.tag_for
 NODE_PATTERN = re.compile(r"node[0-9]+")
-LAUNCHER = "node-exec"
 DISKS = "disks"  # the nodes' disk images
 Report = Callable[[str], None]
 
@@ -124,9 +121,9 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
            f"({', '.join(f'{r.name}: {placed.count(r)}' for r in used)})")
     node_exec.write_table(cluster.path(node_exec.LAUNCH_TABLE),
                           {node.name: (node.holder_pid, node.cgroups()) for node in cluster.nodes})
-    launcher = cluster.path(LAUNCHER)
+    launcher = cluster.path(node_exec.LAUNCHER)
     with open(launcher, "w") as script:
-        script.write(node_exec.script(sys.executable, PROJECT_ROOT))
+        script.write(node_exec.script())
     os.chmod(launcher, 0o700)
     for store in storage:
         began = time.monotonic()
@@ -184,7 +181,7 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
     for store in stores.RECORDS:
         forget_record(stores.services_dir(cluster), store)
     stores.purge(cluster)
-    for part in ("nodes", DISKS, "services", "mnt", "scratch", LAUNCHER, node_exec.LAUNCH_TABLE, "hosts",
+    for part in ("nodes", DISKS, "services", "mnt", "scratch", node_exec.LAUNCHER, node_exec.LAUNCH_TABLE, "hosts",
                  "delayline.json", "delayline.log"):
         path = cluster.path(part)
         if os.path.isdir(path):

@@ -4,8 +4,8 @@ A node is its holder's namespaces (see holder.py). `on_node(node, argv)` is the 
 that runs `argv` there: `nsenter` joins the holder's network, mount and UTS
 namespaces and then execs the command, so the PID we record is the command's own and
 it is stopped by that PID like any service process. Before nsenter, the process joins the
-node's cgroups (join_cgroup.py, which also execs in place): its CPU share (cpulimit.py)
-and, on a host with cgroup v2, the cluster's cgroup where its disk throttle holds.
+node's cgroups (`JOIN_CGROUPS`, a shell line that also execs in place): its CPU share
+(cpulimit.py) and, on a host with cgroup v2, the cluster's cgroup where its disk throttle holds.
 """
 
 from __future__ import annotations
@@ -27,7 +27,12 @@ from hostkit.processes import Process, spawn, started, wait_until
 from hostkit.program import PROJECT_ROOT, module_environment
 
 SHARED_SCRATCH = "scratch"  # under the cluster directory: each node sees its own behind it
-JOIN_CGROUP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "join_cgroup.py")
+# `sh -c JOIN_CGROUPS join-cgroups CGROUP_DIR... -- COMMAND...`: move into each cgroup, then
+# become COMMAND (so it keeps the PID, and its children are born in the groups). A shell starts
+# in 1 ms against Python's 8 with -S: every process started on a node pays it (MPI proxies,
+# daemons, mounts).
+JOIN_CGROUPS = ('while [ "$1" != -- ]; do echo $$ 2>/dev/null > "$1/cgroup.procs" || '
+                '{ echo "cannot join the node\'s cgroup $1" >&2; exit 126; }; shift; done; shift; exec "$@"')
 
 
 @dataclass(frozen=True)
@@ -50,9 +55,7 @@ def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
     # The cgroups are joined before nsenter: inside the node, /sys is the network namespace's
     # own (as `ip netns exec` mounts it) and holds no cgroup hierarchy.
     cgroups = node.cgroups()
-    # -S: join_cgroup.py needs only the standard library, and without `site` Python starts in
-    # 8 ms instead of 20 (every process started on a node pays it: MPI proxies, daemons, mounts).
-    join = [sys.executable, "-S", JOIN_CGROUP, *cgroups, "--"] if cgroups else []
+    join = ["/bin/sh", "-c", JOIN_CGROUPS, "join-cgroups", *cgroups, "--"] if cgroups else []
     return [*join, *nsenter_argv(node.holder_pid, cwd or os.getcwd(), argv)]
 
 

@@ -165,3 +165,8 @@ def forget(directory: str) -> None:
         os.remove(os.path.join(directory, STATE_FILE))
     except FileNotFoundError:
         pass
+
+
+def services_dir(cluster: ClusterState) -> str:
+    """Where the cluster's stores keep their records: `$SWIFTCLOUD_STATE_DIR` of runs on it."""
+    return cluster.path("services")

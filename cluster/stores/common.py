@@ -6,14 +6,9 @@ from __future__ import annotations
 import os
 import sys
 
-from cluster.state import ClusterState
+from cluster.state import ClusterState, services_dir
 
 CLIENT = "client"  # the role of a node's FUSE client, in every store's record
-
-
-def services_dir(cluster: ClusterState) -> str:
-    """Where the cluster's stores keep their records: `$SWIFTCLOUD_STATE_DIR` of runs on it."""
-    return cluster.path("services")
 
 
 def store_dir(cluster: ClusterState, name: str) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from cluster.node_exec import main as node_exec
+from cluster.node_exec import LAUNCH_TABLE, STATE_VARIABLE, script, write_table
 from cluster.regions import (DEFAULT_REGIONS, Layout, Region, WanPath, load, place, round_trip_ms, s3_round_trip_ms,
                              wan_mbit)
 from hostkit.errors import StorageConfigError
@@ -70,8 +72,35 @@ def test_paths_and_s3_are_read_with_their_defaults(tmp_path: Path) -> None:
         round_trip_ms(regions, paths, "a", "x")
 
 
-def test_the_launcher_refuses_without_a_cluster(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.delenv("SWIFTCLOUD_CLUSTER_STATE", raising=False)
-    assert node_exec(["-x", "node2", "'/bin/true'"]) == 255
-    assert "no cluster record" in capsys.readouterr().err
-    assert node_exec(["-x"]) == 255
+def test_the_launcher_refuses_without_a_cluster_a_node_or_a_live_holder(tmp_path: Path) -> None:
+    """`node-exec` as Hydra runs it (the script `cluster up` writes): it ends with ssh's status
+    for a failed connection (255) and says why, before it enters any namespace."""
+    launcher = tmp_path / "node-exec"
+    launcher.write_text(script())
+    launcher.chmod(0o700)
+    environ = {key: value for key, value in os.environ.items() if key != STATE_VARIABLE}
+
+    def node_exec(*words: str, record: str | None = None) -> tuple[int, str]:
+        env = environ if record is None else {**environ, STATE_VARIABLE: record}
+        done = subprocess.run([str(launcher), *words], env=env, capture_output=True, text=True, timeout=30)
+        return done.returncode, done.stderr
+
+    assert node_exec("-x", "node2", "'/bin/true'") == (
+        255, "node-exec: no cluster record at $SWIFTCLOUD_CLUSTER_STATE (unset) naming node2\n")
+    assert node_exec("-x") == (255, "node-exec: usage: node-exec [-x] HOST COMMAND...\n")
+    record = str(tmp_path / "cluster.json")
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        write_table(str(tmp_path / LAUNCH_TABLE), {"node2": (sleeper.pid, [])})
+        assert node_exec("-x", "node3", "'/bin/true'", record=record)[1].startswith("node-exec: no cluster record")
+        # A holder that has ended (its PID may go to another process): never entered.
+        sleeper.kill()
+        sleeper.wait()
+        status, said = node_exec("-x", "node2", "'/bin/true'", record=record)
+        assert status == 255 and said.startswith("node-exec: node2: node node2 is not running"), said
+    finally:
+        if sleeper.poll() is None:
+            sleeper.kill()
+            sleeper.wait()
+    with pytest.raises(ValueError, match="white space"):
+        write_table(str(tmp_path / LAUNCH_TABLE), {"node 2": (os.getpid(), [])})
