@@ -29,8 +29,8 @@ from hostkit.program import PROJECT_ROOT, module_environment
 SHARED_SCRATCH = "scratch"  # under the cluster directory: each node sees its own behind it
 # `sh -c JOIN_CGROUPS join-cgroups CGROUP_DIR... -- COMMAND...`: move into each cgroup, then
 # become COMMAND (so it keeps the PID, and its children are born in the groups). A shell starts
-# in 1 ms against Python's 8 with -S: every process started on a node pays it (MPI proxies,
-# daemons, mounts).
+# in 0.7 ms against 6 for Python with -S: every process started on a node pays it (MPI
+# proxies, daemons, mounts).
 JOIN_CGROUPS = ('while [ "$1" != -- ]; do echo $$ 2>/dev/null > "$1/cgroup.procs" || '
                 '{ echo "cannot join the node\'s cgroup $1" >&2; exit 126; }; shift; done; shift; exec "$@"')
 
