@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from cluster import node_exec
 from cluster.nodes import SHARED_SCRATCH, on_node
-from cluster.state import ClusterState, cluster_dir, load, services_dir
+from cluster.state import ClusterState, cluster_dir, launch_entries, load, services_dir
 from engine.errors import UsageError
 from engine.scheduler import supervise
 from engine.scheduler.launch import INSTALL_HINT, child_environment, mpi_installed, venv_mpiexec, worker_rank_command
@@ -66,6 +66,8 @@ def find(state_dir: str) -> ClusterState:
     down = [node.name for node in cluster.nodes if not node.up()]
     if down:
         raise ServiceError(f"--cluster: node(s) {', '.join(down)} are down; 'swiftcloud cluster down', then 'up'")
+    if not node_exec.installed(cluster.directory):  # brought up by an older swiftcloud
+        node_exec.install(cluster.directory, launch_entries(cluster))
     return cluster
 
 

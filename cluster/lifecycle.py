@@ -27,7 +27,7 @@ from cluster import cpulimit, disks, netns, node_exec, stores, wan
 from cluster.nodes import start_holder
 from cluster.regions import DEFAULT_REGIONS, DEFAULT_S3_MBIT, Region, WanPath, place
 from cluster.state import (PREFIX, S3_ADDRESS, S3_OCTET, SUBNET, ClusterState, Node, cluster_dir, forget, gateway,
-                           load, region_octet, tag_for)
+                           launch_entries, load, region_octet, tag_for)
 from hostkit.errors import ServiceError
 from hostkit.processes import is_running
 from hostkit.records import forget_record
@@ -119,12 +119,7 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
     wan.start(cluster)
     report(f"{len(cluster.nodes)} nodes up in {time.monotonic() - started:.1f} s "
            f"({', '.join(f'{r.name}: {placed.count(r)}' for r in used)})")
-    node_exec.write_table(cluster.path(node_exec.LAUNCH_TABLE),
-                          {node.name: (node.holder_pid, node.cgroups()) for node in cluster.nodes})
-    launcher = cluster.path(node_exec.LAUNCHER)
-    with open(launcher, "w") as script:
-        script.write(node_exec.script())
-    os.chmod(launcher, 0o700)
+    node_exec.install(cluster.directory, launch_entries(cluster))
     for store in storage:
         began = time.monotonic()
         stores.start(cluster, store)

@@ -17,6 +17,8 @@ a PID reused since is never entered.
 
 from __future__ import annotations
 
+import os
+
 from hostkit.process_start import start_ticks
 
 LAUNCHER = "node-exec"  # the script's name in the cluster's directory
@@ -87,3 +89,24 @@ def write_table(path: str, nodes: dict[str, tuple[int, list[str]]]) -> None:
         lines.append(" ".join([name, str(pid), str(start_ticks(pid)), *cgroups]) + "\n")
     with open(path, "w", encoding="utf-8") as out:
         out.writelines(lines)
+
+
+def install(directory: str, nodes: dict[str, tuple[int, list[str]]]) -> None:
+    """Write the launcher and its launch table into the cluster's `directory`: at `cluster up`,
+    and again by a run on a cluster an older swiftcloud brought up (its launcher may need what
+    is no longer there)."""
+    write_table(os.path.join(directory, LAUNCH_TABLE), nodes)
+    launcher = os.path.join(directory, LAUNCHER)
+    with open(launcher, "w", encoding="utf-8") as out:
+        out.write(script())
+    os.chmod(launcher, 0o700)
+
+
+def installed(directory: str) -> bool:
+    """Are this swiftcloud's launcher and a launch table in the cluster's `directory`?"""
+    try:
+        with open(os.path.join(directory, LAUNCHER), encoding="utf-8") as launcher:
+            current = launcher.read() == script()
+    except (OSError, ValueError):
+        return False
+    return current and os.path.exists(os.path.join(directory, LAUNCH_TABLE))

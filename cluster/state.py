@@ -170,3 +170,8 @@ def forget(directory: str) -> None:
 def services_dir(cluster: ClusterState) -> str:
     """Where the cluster's stores keep their records: `$SWIFTCLOUD_STATE_DIR` of runs on it."""
     return cluster.path("services")
+
+
+def launch_entries(cluster: ClusterState) -> dict[str, tuple[int, list[str]]]:
+    """What the cluster's launcher (node_exec) needs of each node: its holder's PID and cgroups."""
+    return {node.name: (node.holder_pid, node.cgroups()) for node in cluster.nodes}

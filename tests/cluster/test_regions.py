@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cluster.node_exec import LAUNCH_TABLE, STATE_VARIABLE, script, write_table
+from cluster.node_exec import LAUNCH_TABLE, LAUNCHER, STATE_VARIABLE, install, installed, script, write_table
 from cluster.regions import (DEFAULT_REGIONS, Layout, Region, WanPath, load, place, round_trip_ms, s3_round_trip_ms,
                              wan_mbit)
 from hostkit.errors import StorageConfigError
@@ -104,3 +104,17 @@ def test_the_launcher_refuses_without_a_cluster_a_node_or_a_live_holder(tmp_path
             sleeper.wait()
     with pytest.raises(ValueError, match="white space"):
         write_table(str(tmp_path / LAUNCH_TABLE), {"node 2": (os.getpid(), [])})
+
+
+def test_a_launcher_from_an_older_swiftcloud_is_replaced(tmp_path: Path) -> None:
+    """`run --cluster` installs this version's launcher on a cluster an older one brought up
+    (its node-exec imported what is gone): `installed` tells, `install` writes both files."""
+    assert not installed(str(tmp_path))
+    install(str(tmp_path), {"node2": (os.getpid(), [])})
+    assert installed(str(tmp_path))
+    assert (tmp_path / LAUNCH_TABLE).read_text().split()[:2] == ["node2", str(os.getpid())]
+    assert os.access(tmp_path / LAUNCHER, os.X_OK)
+    (tmp_path / LAUNCHER).write_text("#!/usr/bin/python3\nfrom cluster.node_exec import main\n")
+    assert not installed(str(tmp_path))
+    install(str(tmp_path), {"node2": (os.getpid(), [])})
+    assert (tmp_path / LAUNCHER).read_text() == script()
