@@ -61,6 +61,9 @@ ERRNO_OF_EXCEPTION = (
     ("Insufficient blocks succeeded", errno.ECONNRESET),
     ("acknowledgement does not match", errno.ECONNRESET),
     ("unknown seqno", errno.ECONNRESET),
+    # The socket to a DataNode killed mid-packet (Rust's words for the OS error).
+    ("Connection reset by peer", errno.ECONNRESET),
+    ("Broken pipe", errno.ECONNRESET),
     ("RPC listener disconnected", errno.ECONNRESET),  # the NameNode went away mid-request
     ("DSQuotaExceededException", errno.ENOSPC),
 )

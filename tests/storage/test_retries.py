@@ -144,6 +144,7 @@ def test_a_window_that_is_no_number_of_seconds_is_a_clear_error(store: LocalAdap
                                   'DataTransferError("No new datanode found in updated block locations")',
                                   'DataTransferError("Block writer is closed")',
                                   'OperationFailed("Failed to complete file in time")',
+                                  "Connection reset by peer (os error 104)", "Broken pipe (os error 32)",
                                   "RPC listener disconnected"])
 def test_hdfs_transfers_that_lost_a_server_are_worth_trying_again(text: str) -> None:
     """hdfs-native's errors for a write whose pipeline lost a DataNode, and for the NameNode
