@@ -24,6 +24,11 @@ from hostkit.process_start import start_ticks
 LAUNCHER = "node-exec"  # the script's name in the cluster's directory
 STATE_VARIABLE = "SWIFTCLOUD_CLUSTER_STATE"
 LAUNCH_TABLE = "launch.table"
+# With "$@" = CGROUP_DIR... -- COMMAND...: move this shell into each cgroup, leaving "$@" =
+# COMMAND. Its failure message begins with `{who}` and ends the shell with `{status}`. Shared
+# by the script below and by nodes.on_node (`JOIN_CGROUPS`).
+JOIN_LOOP = ('while [ "$1" != -- ]; do echo $$ 2>/dev/null > "$1/cgroup.procs" || '
+             '{{ echo "{who}cannot join the node\'s cgroup $1" >&2; exit {status}; }}; shift; done; shift')
 
 # Hydra's ssh options that take no value; field 22 of /proc/PID/stat (the 20th after the
 # command's closing parenthesis) is the start in clock ticks (hostkit.process_start).
@@ -58,20 +63,17 @@ if [ -z "$stat" ] || [ "$1" != "$ticks" ]; then
   echo "node-exec: $host: node $host is not running: bring the cluster up again ('swiftcloud cluster down', then 'up')" >&2
   exit 255
 fi
-for cgroup in $cgroups; do
-  if ! echo $$ 2>/dev/null > "$cgroup/cgroup.procs"; then
-    echo "node-exec: $host: cannot join the node's cgroup $cgroup" >&2
-    exit 255
-  fi
-done
 set +f
-eval "exec nsenter --target=$holder --net --mount --uts --wd=/ -- $line"
+eval "set -- $cgroups -- nsenter --target=$holder --net --mount --uts --wd=/ -- $line"
+__JOIN__
+exec "$@"
 """
 
 
 def script() -> str:
     """The executable file Hydra is given as its launcher."""
-    return _SCRIPT.replace("__STATE__", STATE_VARIABLE).replace("__TABLE__", LAUNCH_TABLE)
+    return (_SCRIPT.replace("__STATE__", STATE_VARIABLE).replace("__TABLE__", LAUNCH_TABLE)
+            .replace("__JOIN__", JOIN_LOOP.format(who="node-exec: $host: ", status=255)))
 
 
 def nsenter_argv(holder_pid: int, cwd: str, argv: list[str]) -> list[str]:

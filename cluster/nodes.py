@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cluster import netns
-from cluster.node_exec import nsenter_argv
+from cluster.node_exec import JOIN_LOOP, nsenter_argv
 from cluster.state import ClusterState, Node
 from hostkit.errors import ServiceError
 from hostkit.mounts import mounted_fstype
@@ -31,8 +31,7 @@ SHARED_SCRATCH = "scratch"  # under the cluster directory: each node sees its ow
 # become COMMAND (so it keeps the PID, and its children are born in the groups). A shell starts
 # in 0.7 ms against 6 for Python with -S: every process started on a node pays it (MPI
 # proxies, daemons, mounts).
-JOIN_CGROUPS = ('while [ "$1" != -- ]; do echo $$ 2>/dev/null > "$1/cgroup.procs" || '
-                '{ echo "cannot join the node\'s cgroup $1" >&2; exit 126; }; shift; done; shift; exec "$@"')
+JOIN_CGROUPS = JOIN_LOOP.format(who="", status=126) + '; exec "$@"'
 
 
 @dataclass(frozen=True)
