@@ -1,7 +1,9 @@
-"""What a FUSE request costs in our Python front end, with nothing behind it: a null pyfuse3
-file system (writes are counted and dropped, reads return zeros), mounted by a child process
-whose CPU time and request counts are measured while this process writes and reads one file
-with 4 KiB, 128 KiB and 1 MiB system calls, with and without the kernel's writeback cache.
+"""What a FUSE request costs in our Python front end (`storage_adapters.fuse.session`), with
+nothing behind it: a null file system (writes are counted and dropped, reads return zeros),
+mounted by a child process whose CPU time and request counts are measured while this process
+writes and reads one file with 4 KiB, 128 KiB and 1 MiB system calls: plain, with the kernel's
+writeback cache, and passed through to a local file (what the mounts do with a file being
+written).
 
 For each case it prints the application's MB/s, how many FUSE requests the kernel sent and
 their mean size, and the daemon's CPU microseconds per request and CPU seconds per GB moved:
@@ -36,12 +38,17 @@ MB = 1024 * 1024
 BLOCKS = {"4 KiB": 4096, "128 KiB": 128 * 1024, "1 MiB": MB}
 DATA_INODE, STATS_INODE = 2, 3
 FSTYPE = "fuse.nullfs"
+# Requests carry the data (plain), the kernel gathers writes first (writeback), or the kernel
+# reads and writes a local file itself (passthrough: Linux 6.9 and later, root).
+MODES = ("plain", "writeback", "passthrough")
 
 
-def serve(mountpoint: str, size: int, writeback: bool) -> None:
-    """Mount the null file system at `mountpoint` and serve it until SIGTERM."""
-    import pyfuse3
+def serve(mountpoint: str, size: int, mode: str, backing: str) -> None:
+    """Mount the null file system at `mountpoint` and serve it until SIGTERM. In mode
+    `passthrough` the data file is the local file `backing`, read and written by the kernel."""
     import trio
+
+    from storage_adapters.fuse import ops, session
 
     zeros = bytes(MB)
     counts: dict[str, list[int]] = {}
@@ -51,36 +58,44 @@ def serve(mountpoint: str, size: int, writeback: bool) -> None:
         entry[0] += 1
         entry[1] += moved
 
-    class NullFS(pyfuse3.Operations):
-        enable_writeback_cache = writeback
+    class NullFS(ops.Operations):
+        enable_writeback_cache = mode == "writeback"
+        enable_passthrough = mode == "passthrough"
+        passthrough: session.Passthrough
+        backing: int | None = None  # descriptor of the local file passed through
+        backing_id: int | None = None
 
-        def _attributes(self, inode: int) -> pyfuse3.EntryAttributes:
-            attrs = pyfuse3.EntryAttributes()
+        def _attributes(self, inode: int) -> ops.EntryAttributes:
+            attrs = ops.EntryAttributes()
             attrs.st_ino = inode
-            attrs.st_mode = (stat.S_IFDIR | 0o755) if inode == pyfuse3.ROOT_INODE else (stat.S_IFREG | 0o644)
-            attrs.st_size = size if inode == DATA_INODE else 0 if inode == pyfuse3.ROOT_INODE else 4096
+            attrs.st_mode = (stat.S_IFDIR | 0o755) if inode == ops.ROOT_INODE else (stat.S_IFREG | 0o644)
+            attrs.st_size = size if inode == DATA_INODE else 0 if inode == ops.ROOT_INODE else 4096
             attrs.st_blksize = MB
             attrs.attr_timeout = attrs.entry_timeout = 3600
             return attrs
 
-        async def getattr(self, inode: int, ctx: Any = None) -> pyfuse3.EntryAttributes:
+        async def getattr(self, inode: int, ctx: Any = None) -> ops.EntryAttributes:
             count("getattr")
             return self._attributes(inode)
 
-        async def lookup(self, parent: int, name: bytes, ctx: Any) -> pyfuse3.EntryAttributes:
+        async def lookup(self, parent: int, name: bytes, ctx: Any) -> ops.EntryAttributes:
             count("lookup")
             inode = {b"data": DATA_INODE, b"stats": STATS_INODE}.get(name)
-            if parent != pyfuse3.ROOT_INODE or inode is None:
-                raise pyfuse3.FUSEError(errno.ENOENT)
+            if parent != ops.ROOT_INODE or inode is None:
+                raise ops.FUSEError(errno.ENOENT)
             return self._attributes(inode)
 
-        async def setattr(self, inode: int, attr: Any, fields: Any, fh: Any, ctx: Any) -> pyfuse3.EntryAttributes:
+        async def setattr(self, inode: int, attr: Any, fields: Any, fh: Any, ctx: Any) -> ops.EntryAttributes:
             count("setattr")
             return self._attributes(inode)
 
-        async def open(self, inode: int, flags: int, ctx: Any) -> pyfuse3.FileInfo:
+        async def open(self, inode: int, flags: int, ctx: Any) -> ops.FileInfo:
             count("open")
-            return pyfuse3.FileInfo(fh=inode, direct_io=inode == STATS_INODE)
+            if inode == DATA_INODE and self.enable_passthrough and self.backing_id is None:
+                self.backing = os.open(backing, os.O_RDWR)
+                self.backing_id = self.passthrough.register(self.backing)
+            return ops.FileInfo(fh=inode, direct_io=inode == STATS_INODE,
+                                backing_id=self.backing_id if inode == DATA_INODE else None)
 
         async def read(self, fh: int, offset: int, length: int) -> bytes:
             if fh == STATS_INODE:
@@ -97,28 +112,31 @@ def serve(mountpoint: str, size: int, writeback: bool) -> None:
 
         async def fsync(self, fh: int, datasync: bool) -> None:
             count("fsync")
+            if fh == DATA_INODE and self.backing is not None:  # the kernel leaves it to us
+                os.fsync(self.backing)
 
         async def release(self, fh: int) -> None:
             count("release")
 
-    options = set(pyfuse3.default_options) | {"fsname=nullfs", "subtype=nullfs"}
-    pyfuse3.init(NullFS(), mountpoint, options)
-
-    async def main() -> None:
+    async def main(requests: session.Session) -> None:
+        fs.passthrough = requests.passthrough
         async with trio.open_nursery() as nursery:
             async def stop_on_signal() -> None:
                 with trio.open_signal_receiver(signal.SIGTERM) as signals:
                     async for _ in signals:
-                        pyfuse3.terminate()
+                        nursery.cancel_scope.cancel()
                         return
             nursery.start_soon(stop_on_signal)
-            await pyfuse3.main()
+            await requests.run()
             nursery.cancel_scope.cancel()
 
+    fs = NullFS()
+    device = session.mount(mountpoint, "nullfs", allow_other=False)
     try:
-        trio.run(main)
+        trio.run(main, session.Session(fs, device))
     finally:
-        pyfuse3.close(unmount=True)
+        session.unmount(mountpoint)
+        os.close(device)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -148,10 +166,10 @@ def transfer(path: str, pattern: str, block: int, total: int) -> float:
 class Mounted:
     """A null file system served by a child process."""
 
-    def __init__(self, mountpoint: str, size: int, writeback: bool) -> None:
+    def __init__(self, mountpoint: str, size: int, mode: str, backing: str) -> None:
         self.mountpoint = mountpoint
         self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", mountpoint,
-                                         "--size", str(size), *(["--writeback"] if writeback else [])])
+                                         "--size", str(size), "--mode", mode, "--backing", backing])
         deadline = time.monotonic() + 30
         while mounted_fstype(mountpoint) != FSTYPE:
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -167,11 +185,11 @@ class Mounted:
         self.process.wait(timeout=30)
 
 
-def measure(work: str, pattern: str, block: int, writeback: bool, total: int) -> dict[str, float]:
+def measure(work: str, pattern: str, block: int, mode: str, total: int) -> dict[str, float]:
     """One case on the null mount: MB/s, requests, mean request size, daemon CPU."""
     mountpoint = os.path.join(work, "mnt")
     os.makedirs(mountpoint, exist_ok=True)
-    mount = Mounted(mountpoint, total, writeback)
+    mount = Mounted(mountpoint, total, mode, os.path.join(work, "local"))
     try:
         before, cpu_before = mount.counts(), cpu_seconds(mount.process.pid)
         seconds = transfer(os.path.join(mountpoint, "data"), pattern, block, total)
@@ -194,10 +212,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="write the results as JSON to this file")
     parser.add_argument("--serve", metavar="MOUNTPOINT", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, default=0, help=argparse.SUPPRESS)
-    parser.add_argument("--writeback", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", choices=MODES, default="plain", help=argparse.SUPPRESS)
+    parser.add_argument("--backing", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
-        serve(args.serve, args.size, args.writeback)
+        serve(args.serve, args.size, args.mode, args.backing)
         return 0
     total = args.megabytes * MB
     results: list[dict[str, Any]] = []
@@ -209,15 +228,15 @@ def main(argv: list[str] | None = None) -> int:
                     transfer(local, "write", MB, total)
                 reference = statistics.median(total / MB / transfer(local, pattern, block, total)
                                               for _ in range(args.repeat))
-                for writeback in (False, True):
-                    runs = [measure(work, pattern, block, writeback, total) for _ in range(args.repeat)]
+                for mode in MODES:
+                    runs = [measure(work, pattern, block, mode, total) for _ in range(args.repeat)]
                     row = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-                    results.append({"pattern": pattern, "block": label, "writeback": writeback,
+                    results.append({"pattern": pattern, "block": label, "mode": mode,
                                     "local_mb_s": reference, **row})
-    print(f"{'pattern':8}{'syscall':>9}{'writeback':>10}{'MB/s':>9}{'x local':>9}{'requests':>10}"
+    print(f"{'pattern':8}{'syscall':>9}{'mode':>12}{'MB/s':>9}{'x local':>9}{'requests':>10}"
           f"{'KiB/req':>9}{'us/req':>8}{'CPU s/GB':>10}")
     for row in results:
-        print(f"{row['pattern']:8}{row['block']:>9}{'on' if row['writeback'] else 'off':>10}{row['mb_s']:9.0f}"
+        print(f"{row['pattern']:8}{row['block']:>9}{row['mode']:>12}{row['mb_s']:9.0f}"
               f"{row['mb_s'] / row['local_mb_s']:8.2f}x{row['requests']:10.0f}{row['request_kib']:9.0f}"
               f"{row['us_per_request']:8.0f}{row['cpu_s_per_gb']:10.2f}")
     print("(medians; requests: every FUSE request during the case; us/req and CPU s/GB: the daemon's CPU)")

@@ -61,14 +61,12 @@ def fusermount() -> str | None:
 
 
 def check_fuse_client(what: str) -> None:
-    """Fail with a message saying what to install when a pyfuse3 client cannot mount here."""
+    """Fail with a message saying what to install when one of our FUSE clients cannot mount here."""
     if fusermount() is None and os.geteuid() != 0:
         raise ServiceError("fusermount3 is not installed: apt-get install fuse3")
-    missing = [module for module in ("pyfuse3", "trio") if importlib.util.find_spec(module) is None]
-    if missing:
+    if importlib.util.find_spec("trio") is None:
         raise MissingDependencyError(
-            f"the {what} needs {' and '.join(missing)}: pip install pyfuse3 trio "
-            "(with apt-get install fuse3 libfuse3-dev pkg-config; see setup.d/30-mosastore.sh)")
+            f"the {what} needs trio: pip install trio (with apt-get install fuse3; see setup.d/30-mosastore.sh)")
     if not os.access("/dev/fuse", os.R_OK | os.W_OK):
         raise ServiceError("FUSE is unavailable: /dev/fuse is missing or not readable and writable")
 

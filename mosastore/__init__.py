@@ -12,7 +12,7 @@ Pieces (each runs as its own process, `python -m mosastore ROLE`):
   renames), benefactor registry with heartbeats, placement plans, garbage
   collection of deleted chunks;
 - `benefactor`: one per node, stores chunks in a node-local directory;
-- `client` (`mount`): the FUSE file system (pyfuse3 + trio) mounted at the
+- `client` (`mount`): the FUSE file system (trio; `storage_adapters.fuse`) mounted at the
   same path on every node; files are striped into chunks, written at close,
   read with parallel fetches and read-ahead.
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from storage_adapters.registry import register as register_backend
 from storage_adapters.services import register_service
 
-INSTALL_HINT = ("pip install pyfuse3 trio, and apt-get install fuse3 libfuse3-dev pkg-config"
-                " (see setup.d/30-mosastore.sh)")
+INSTALL_HINT = "pip install trio, and apt-get install fuse3 (see setup.d/30-mosastore.sh)"
 
 
 def register() -> None:

@@ -3,7 +3,7 @@
 #     clients (the benchmark compares our protocol client with them);
 #   - a system user `swiftcloud` for chirp_server to switch to when started by root
 #     (its files are private to that user rather than shared with every `nobody` daemon).
-# The FUSE mount for the shared mode uses pyfuse3 and trio (setup.d/30-mosastore.sh).
+# The FUSE mount for the shared mode uses fuse3 and trio (setup.d/30-mosastore.sh).
 # Idempotent. Sourced by setup.sh; also runnable alone: bash setup.d/35-chirp.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.bash"
 

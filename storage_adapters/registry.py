@@ -30,7 +30,7 @@ class BackendEntry:
 _BACKENDS: dict[str, BackendEntry] = {
     "chirp": BackendEntry(
         "storage_adapters.chirp.adapter:ChirpAdapter",
-        "apt-get install coop-computing-tools; for mode \"shared\" also pip install pyfuse3 trio (see setup.d/35-chirp.sh)",
+        "apt-get install coop-computing-tools; for mode \"shared\" also apt-get install fuse3 and pip install trio (see setup.d/35-chirp.sh)",
     ),
     "hdfs": BackendEntry(
         "storage_adapters.hdfs.adapter:HdfsAdapter",

@@ -42,6 +42,7 @@ QUICK_MODULES = frozenset({
     "storage/test_config.py",
     "storage/test_retries.py",
     "storage/test_mount_report.py",
+    "storage/test_fuse_iomodes.py",
 })
 
 

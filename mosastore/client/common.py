@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import stat
 from typing import Any
 
-import stat
-
-import pyfuse3
+from storage_adapters.fuse import ops
 
 
-def entry(attrs: dict[str, Any], timeout: float, block_size: int) -> pyfuse3.EntryAttributes:
+
+def entry(attrs: dict[str, Any], timeout: float, block_size: int) -> ops.EntryAttributes:
     """FUSE attributes from the manager's (or a pending file's) attribute dict."""
-    result = pyfuse3.EntryAttributes()
+    result = ops.EntryAttributes()
     result.st_ino = attrs["ino"]
     result.generation = 0
     result.st_mode = attrs["mode"]

@@ -60,7 +60,7 @@ class ChunkReader:
         self.version: int = opened["version"]
         self._chunk_size: int = opened["chunk_size"] or 1
         self._chunks: list[list[Any]] = opened["chunks"]
-        self._reader = reader
+        self.node = reader
         self._next_offset = 0
 
     async def read(self, offset: int, size: int) -> bytes:
@@ -72,12 +72,12 @@ class ChunkReader:
         ahead = self._context.readahead if offset in (0, self._next_offset) else 0
         for index in range(first, min(last + 1 + ahead, len(self._chunks))):
             key, nodes, length = self._chunks[index]
-            cache.prefetch(key, nodes, length, self._reader)
+            cache.prefetch(key, nodes, length, self.node)
         self._next_offset = end
         parts = []
         for index in range(first, last + 1):
             key, nodes, length = self._chunks[index]
-            data = await cache.get(key, nodes, length, self._reader)
+            data = await cache.get(key, nodes, length, self.node)
             base = index * self._chunk_size
             parts.append(memoryview(data)[max(offset, base) - base:min(end, base + length) - base])
         return parts[0] if len(parts) == 1 else b"".join(parts)  # type: ignore[return-value]
@@ -99,7 +99,6 @@ class PendingFile(Edits):
         self.discarded = False  # never to be published (see fuse.frontend.Pending)
         self.edits, self.published = 1, 0  # a new file is a change (see Edits)
         self.opens = 0
-        self.size = 0
         self._contiguous = 0  # bytes [0, _contiguous) were written in order
         self._scheduled = 0  # chunks below this index were handed to background upload
         self._uploaded: dict[int, list[Any]] = {}
@@ -111,21 +110,35 @@ class PendingFile(Edits):
         self._write_id = new_write_id()
         self._sequence = 0
         self._lock = trio.Lock()
-        self._spool = _spool(context.spool_dir, ino)
+        self.spool = _spool(context.spool_dir, ino)
+        self.backing: int | None = None  # its passthrough id (see fuse.frontend)
+        self.version: int | None = None  # the manager's, once published
 
     # ----- local I/O -----
+
+    @property
+    def size(self) -> int:
+        """The spool's size: it holds the file's bytes, whoever wrote them (we, or the kernel)."""
+        return os.fstat(self.spool).st_size if self.spool >= 0 else 0
+
+    def notice_direct_writes(self) -> None:
+        """A change the kernel wrote to the spool itself may touch any chunk uploaded before."""
+        edits = self.edits
+        super().notice_direct_writes()
+        if self.edits != edits:
+            self._dirty.update(self._uploaded, self._inflight)
+            self.attrs["mtime_ns"] = time.time_ns()
 
     def entry_attrs(self) -> dict[str, int]:
         now = time.time_ns()
         return {"ino": self.ino, "size": self.size, "version": 0, "nlink": 1, "ctime_ns": now, **self.attrs}
 
     def read(self, offset: int, size: int) -> bytes:
-        return os.pread(self._spool, max(0, min(size, self.size - offset)), offset) if offset < self.size else b""
+        return os.pread(self.spool, size, offset)
 
     async def write(self, offset: int, data: bytes) -> int:
-        os.pwrite(self._spool, data, offset)
+        os.pwrite(self.spool, data, offset)
         end = offset + len(data)
-        self.size = max(self.size, end)
         self.changed = True
         self.attrs["mtime_ns"] = time.time_ns()
         if offset <= self._contiguous:
@@ -144,12 +157,11 @@ class PendingFile(Edits):
         return len(data)
 
     def truncate(self, size: int) -> None:
-        os.ftruncate(self._spool, size)
         if size < self.size:
             self._dirty.update(index for index in self._uploaded if (index + 1) * self.chunk_size > size)
             self._contiguous = min(self._contiguous, size)
             self._scheduled = min(self._scheduled, size // self.chunk_size)
-        self.size = size
+        os.ftruncate(self.spool, size)
         self.changed = True
         self.attrs["mtime_ns"] = time.time_ns()
 
@@ -180,7 +192,7 @@ class PendingFile(Edits):
         try:
             offset = index * self.chunk_size
             length = max(0, min(self.chunk_size, self.size - offset))
-            data = os.pread(self._spool, length, offset)
+            data = os.pread(self.spool, length, offset)
             key = chunk_key(self.ino, self._write_id, self._sequence)
             self._sequence += 1
             targets = chunk_nodes(self.plan, index)
@@ -274,9 +286,9 @@ class PendingFile(Edits):
     def close(self) -> None:
         """Drop the local spool (after the last handle is released); once only, since a second
         close would close whatever reused the descriptor's number."""
-        if self._spool >= 0:
-            os.close(self._spool)
-            self._spool = -1
+        if self.spool >= 0:
+            os.close(self.spool)
+            self.spool = -1
 
 
 def _spool(directory: str, ino: int) -> int:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import errno
 import stat
 import time
+from collections.abc import Hashable
 from typing import Any
 
-import pyfuse3
 import trio
 
+from storage_adapters.fuse import ops
 from storage_adapters.fuse.callers import caller_node, thread_group
-from storage_adapters.fuse.frontend import FrontEnd, Handle
+from storage_adapters.fuse.frontend import FrontEnd, Handle, local_copies_budget
 from storage_adapters.fuse.handlers import decode_name, translated
 from mosastore.client.cache import ChunkCache
 from mosastore.client.common import entry
@@ -36,12 +37,12 @@ from mosastore.placement import Plan
 
 
 class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
-    """pyfuse3 operations over one MosaStore namespace."""
+    """FUSE operations over one MosaStore namespace."""
 
     def __init__(self, client: StoreClient, node: str, spool_dir: str, chunk_size: int,
                  timeout: float = 1.0, cache_bytes: int = 256 * 1024 * 1024, readahead: int = 8,
                  links: LinkEmulator | None = None, only_client: bool = False) -> None:
-        super().__init__()
+        super().__init__(local_copies_budget(spool_dir))
         # The writeback cache gathers writes into large requests and keeps written pages, so
         # a file read right after it was written here comes from memory. But the kernel then
         # trusts its own idea of a file's size over the manager's: a file this host saw while
@@ -62,7 +63,7 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         cache = ChunkCache(self.client, self._cache_bytes, nursery, self._links)
         self.context = Context(self.client, cache, nursery, self._links, self._spool_dir, self._readahead)
 
-    def _entry(self, attrs: dict[str, Any]) -> pyfuse3.EntryAttributes:
+    def _entry(self, attrs: dict[str, Any]) -> ops.EntryAttributes:
         # Names of files are never cached (see `entry`), so a file being written that is then
         # discarded is not found again. Its attributes may be: with the writeback cache the
         # kernel asks for them before every write whose attributes have expired, and it keeps
@@ -77,7 +78,7 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
     # ----- names and attributes -----
 
     @translated
-    async def lookup(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+    async def lookup(self, parent_inode: int, name: bytes, ctx: ops.RequestContext) -> ops.EntryAttributes:
         text = decode_name(name, missing=True)
         ino = self._overlay.get((parent_inode, text))
         if ino is not None:
@@ -86,15 +87,15 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         return self._entry(self._attrs_of(reply["attrs"]))
 
     @translated
-    async def getattr(self, inode: int, ctx: pyfuse3.RequestContext | None = None) -> pyfuse3.EntryAttributes:
+    async def getattr(self, inode: int, ctx: ops.RequestContext | None = None) -> ops.EntryAttributes:
         pending = self._pending.get(inode)
         if pending is not None:
             return self._entry(pending.entry_attrs())
         return self._entry((await self.context.call("getattr", ino=inode))[0]["attrs"])
 
     @translated
-    async def setattr(self, inode: int, attr: pyfuse3.EntryAttributes, fields: pyfuse3.SetattrFields,
-                      fh: int | None, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+    async def setattr(self, inode: int, attr: ops.EntryAttributes, fields: ops.SetattrFields,
+                      fh: int | None, ctx: ops.RequestContext) -> ops.EntryAttributes:
         changes: dict[str, int] = {}
         if fields.update_mode:
             changes["mode"] = attr.st_mode & 0o7777
@@ -122,14 +123,14 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         return await self.getattr(inode, ctx)
 
     @translated
-    async def opendir(self, inode: int, ctx: pyfuse3.RequestContext) -> int:
+    async def opendir(self, inode: int, ctx: ops.RequestContext) -> int:
         attrs = (await self.context.call("getattr", ino=inode))[0]["attrs"]
         if not stat.S_ISDIR(attrs["mode"]):
-            raise pyfuse3.FUSEError(errno.ENOTDIR)
+            raise ops.FUSEError(errno.ENOTDIR)
         return inode
 
     @translated
-    async def readdir(self, fh: int, start_id: int, token: pyfuse3.ReaddirToken) -> None:
+    async def readdir(self, fh: int, start_id: int, token: ops.ReaddirToken) -> None:
         local = sorted((ino, name) for (parent, name), ino in self._overlay.items() if parent == fh)
         after = start_id
         while True:
@@ -140,16 +141,16 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
             entries += [(ino, name, self._pending[ino].entry_attrs()) for ino, name in local
                         if ino > after and (limit is None or ino <= limit)]
             for ino, name, attrs in sorted(entries, key=lambda item: item[0]):
-                if not pyfuse3.readdir_reply(token, name.encode(), self._entry(attrs), ino):
+                if not ops.readdir_reply(token, name.encode(), self._entry(attrs), ino):
                     return
             if complete:
                 return
             after = limit  # type: ignore[assignment]
 
     @translated
-    async def statfs(self, ctx: pyfuse3.RequestContext) -> pyfuse3.StatvfsData:
+    async def statfs(self, ctx: ops.RequestContext) -> ops.StatvfsData:
         reply, _ = await self.context.call("statfs")
-        data = pyfuse3.StatvfsData()
+        data = ops.StatvfsData()
         data.f_bsize = self.chunk_size
         data.f_frsize = 4096
         data.f_blocks = reply["capacity"] // 4096
@@ -163,17 +164,17 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
 
     @translated
     async def mkdir(self, parent_inode: int, name: bytes, mode: int,
-                    ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+                    ctx: ops.RequestContext) -> ops.EntryAttributes:
         reply, _ = await self.context.call("mkdir", parent=parent_inode, name=decode_name(name), mode=mode & 0o7777,
                                            uid=ctx.uid, gid=ctx.gid)
         return self._entry(reply["attrs"])
 
     @translated
-    async def rmdir(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
+    async def rmdir(self, parent_inode: int, name: bytes, ctx: ops.RequestContext) -> None:
         await self.context.call("rmdir", parent=parent_inode, name=decode_name(name, missing=True))
 
     @translated
-    async def unlink(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
+    async def unlink(self, parent_inode: int, name: bytes, ctx: ops.RequestContext) -> None:
         text = decode_name(name, missing=True)
         ino = self._overlay.pop((parent_inode, text), None)
         if ino is None:
@@ -182,13 +183,13 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
 
     @translated
     async def rename(self, parent_inode_old: int, name_old: bytes, parent_inode_new: int, name_new: bytes,
-                     flags: int, ctx: pyfuse3.RequestContext) -> None:
+                     flags: int, ctx: ops.RequestContext) -> None:
         if flags & RENAME_EXCHANGE:
-            raise pyfuse3.FUSEError(errno.EINVAL)
+            raise ops.FUSEError(errno.EINVAL)
         old, new = (parent_inode_old, decode_name(name_old, True)), (parent_inode_new, decode_name(name_new))
         replaced = self._overlay.get(new)
         if replaced is not None and flags & RENAME_NOREPLACE:
-            raise pyfuse3.FUSEError(errno.EEXIST)
+            raise ops.FUSEError(errno.EEXIST)
         moving = self._overlay.get(old)
         if moving is None:
             reply, _ = await self.context.call("rename", old_parent=old[0], old_name=old[1], new_parent=new[0],
@@ -210,15 +211,15 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         except FileNotFoundError:
             return
         if flags & RENAME_NOREPLACE:
-            raise pyfuse3.FUSEError(errno.EEXIST)
+            raise ops.FUSEError(errno.EEXIST)
         if stat.S_ISDIR(reply["attrs"]["mode"]):
-            raise pyfuse3.FUSEError(errno.EISDIR)
+            raise ops.FUSEError(errno.EISDIR)
 
     # ----- files -----
 
     @translated
     async def create(self, parent_inode: int, name: bytes, mode: int, flags: int,
-                     ctx: pyfuse3.RequestContext) -> tuple[pyfuse3.FileInfo, pyfuse3.EntryAttributes]:
+                     ctx: ops.RequestContext) -> tuple[ops.FileInfo, ops.EntryAttributes]:
         text = decode_name(name)
         tgid = thread_group(ctx.pid)
         writer = caller_node(tgid, self.node)
@@ -227,20 +228,27 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         pending = PendingFile(self.context, reply["ino"], parent_inode, text, attrs, writer,
                               Plan.from_json(reply["plan"]), reply["chunk_size"], {}, committed=False)
         self._forget_pending(self._overlay.get((parent_inode, text)))
+        self._pass_through(pending)
         self._pending[pending.ino] = pending
         self._overlay[(parent_inode, text)] = pending.ino
-        fh = self._add_handle(Handle(pending, None, tgid, writable=True))
-        return pyfuse3.FileInfo(fh=fh), self._entry(pending.entry_attrs())
+        return self._opened(Handle(pending, None, tgid, True, pending.ino)), self._entry(pending.entry_attrs())
 
     def _name_of(self, pending: PendingFile) -> tuple[int, str]:
         return pending.parent, pending.name
 
-    async def _open_reader(self, inode: int, tgid: int) -> tuple[ChunkReader, pyfuse3.FileInfo]:
+    async def _open_reader(self, inode: int, tgid: int) -> tuple[ChunkReader, ops.FileInfo]:
         opened = (await self.context.call("open", ino=inode))[0]["file"]
         keep = self._versions.get(inode) == opened["version"] and not self._links.enabled
         self._versions[inode] = opened["version"]
         reader = ChunkReader(self.context, opened, caller_node(tgid, self.node))
-        return reader, pyfuse3.FileInfo(keep_cache=keep, direct_io=self._links.enabled)
+        return reader, ops.FileInfo(keep_cache=keep, direct_io=self._links.enabled)
+
+    def _published_version(self, pending: PendingFile) -> Hashable | None:
+        # A copy serves the node that wrote it only: emulated nodes may share this mount.
+        return None if pending.version is None else (pending.version, pending.writer)
+
+    def _reader_version(self, reader: ChunkReader) -> Hashable | None:
+        return reader.version, reader.node
 
     async def _read(self, reader: ChunkReader, offset: int, size: int) -> bytes:
         return await reader.read(offset, size)
@@ -272,8 +280,12 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         attrs = await pending.commit()
         if attrs is None:
             return
+        pending.version = attrs["version"]
         self._unlist(pending)
-        self._versions[pending.ino] = attrs["version"]
+        if self.passthrough.enabled:  # the pages of this mount hold an older version, if any
+            self._versions.pop(pending.ino, None)
+        else:  # the writes went through them
+            self._versions[pending.ino] = attrs["version"]
 
     async def _abandon(self, pending: PendingFile) -> None:
         await pending.discard()

@@ -15,9 +15,8 @@ from __future__ import annotations
 import errno
 from typing import TYPE_CHECKING
 
-import pyfuse3
-
 from hostkit.mount_report import FAILURES_XATTR
+from storage_adapters.fuse import ops
 from storage_adapters.fuse.handlers import translated
 from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, Plan, parse_hint
 
@@ -30,7 +29,7 @@ USER_NAMESPACE = "user."
 def _name(raw: bytes) -> str:
     name = raw.decode(errors="replace")
     if not name.startswith(USER_NAMESPACE):
-        raise pyfuse3.FUSEError(errno.ENODATA)
+        raise ops.FUSEError(errno.ENODATA)
     return name
 
 
@@ -41,7 +40,7 @@ class XattrOperations:
     context: Context
 
     @translated
-    async def getxattr(self, inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> bytes:
+    async def getxattr(self, inode: int, name: bytes, ctx: ops.RequestContext) -> bytes:
         key = _name(name)
         if key == FAILURES_XATTR:  # the front end's own (`FrontEnd.getxattr`), not the store's
             return await super().getxattr(inode, name, ctx)  # type: ignore[misc]
@@ -52,21 +51,21 @@ class XattrOperations:
             return ",".join(pending.planned_nodes()).encode()
         value = pending.xattrs.get(key)
         if value is None:
-            raise pyfuse3.FUSEError(errno.ENODATA)
+            raise ops.FUSEError(errno.ENODATA)
         return bytes.fromhex(value)
 
     @translated
-    async def setxattr(self, inode: int, name: bytes, value: bytes, ctx: pyfuse3.RequestContext) -> None:
+    async def setxattr(self, inode: int, name: bytes, value: bytes, ctx: ops.RequestContext) -> None:
         key = name.decode(errors="replace")
         if not key.startswith(USER_NAMESPACE):
-            raise pyfuse3.FUSEError(errno.ENOTSUP)
+            raise ops.FUSEError(errno.ENOTSUP)
         if key == LOCATION_XATTR:
-            raise pyfuse3.FUSEError(errno.EPERM)
+            raise ops.FUSEError(errno.EPERM)
         if key == PLACEMENT_XATTR:
             try:
                 parse_hint(value.decode())
             except (UnicodeDecodeError, ValueError):
-                raise pyfuse3.FUSEError(errno.EINVAL) from None
+                raise ops.FUSEError(errno.EINVAL) from None
         pending = self._pending.get(inode)
         if pending is None:
             await self.context.call("setxattr", value, ino=inode, name=key)
@@ -85,7 +84,7 @@ class XattrOperations:
         pending.replan(Plan.from_json(reply["plan"]))
 
     @translated
-    async def listxattr(self, inode: int, ctx: pyfuse3.RequestContext) -> list[bytes]:
+    async def listxattr(self, inode: int, ctx: ops.RequestContext) -> list[bytes]:
         pending = self._pending.get(inode)
         if pending is not None:
             names = sorted(pending.xattrs)
@@ -94,14 +93,14 @@ class XattrOperations:
         return [name.encode() for name in names]
 
     @translated
-    async def removexattr(self, inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
+    async def removexattr(self, inode: int, name: bytes, ctx: ops.RequestContext) -> None:
         key = _name(name)
         pending = self._pending.get(inode)
         if pending is None:
             await self.context.call("removexattr", ino=inode, name=key)
             return
         if pending.xattrs.pop(key, None) is None:
-            raise pyfuse3.FUSEError(errno.ENODATA)
+            raise ops.FUSEError(errno.ENODATA)
         pending.changed = True
         if key in (PLACEMENT_XATTR, WRITER_XATTR):
             await self._replan(pending)

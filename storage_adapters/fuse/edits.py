@@ -5,9 +5,16 @@ A FUSE client publishes a file when a descriptor of it is closed, but an app may
 writing through another descriptor (its worker closed the file first), and the upload runs
 while further writes arrive. A flag cleared after the upload would lose those writes; a
 count compared with the count the upload started from does not.
+
+Writes the kernel makes to the spool itself (passthrough) never reach the client: they show
+as a change of the spool's size or times, which `notice_direct_writes` counts as an edit. The
+times are exact enough for that: since Linux 6.13 a change that follows a stat() of a file
+gets a fine-grained time, whatever the clock's tick.
 """
 
 from __future__ import annotations
+
+import os
 
 
 class Edits:
@@ -16,6 +23,9 @@ class Edits:
 
     edits: int
     published: int
+    spool: int  # descriptor of the local spool (negative once closed)
+    backing: int | None = None  # passthrough id of the spool, when the kernel writes it itself
+    _spool_stamp: tuple[int, int, int] | None = None
 
     @property
     def changed(self) -> bool:
@@ -28,3 +38,14 @@ class Edits:
             self.edits += 1
         else:
             self.published = self.edits
+
+    def notice_direct_writes(self) -> None:
+        """Count a change if the kernel wrote the spool since it was last looked at."""
+        if self.backing is None or self.spool < 0:
+            return
+        status = os.fstat(self.spool)
+        stamp = (status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+        if stamp != self._spool_stamp:
+            if self._spool_stamp is not None:
+                self.changed = True
+            self._spool_stamp = stamp

@@ -12,6 +12,15 @@ A file being written is a `Pending` (its bytes in a local spool): visible on thi
 under the name `_overlay` maps to it, until it is published. Its writer's close publishes it
 (`flush`); a close by a process a signal killed forgets it instead; the last handle's release
 publishes what a later write changed, or drops a file that lost its name.
+
+Where the kernel offers passthrough (`fuse.session`), every open of a pending file hands the
+kernel its spool, so its reads and writes never reach us: a change then shows in the spool's
+own attributes (`edits.Edits.notice_direct_writes`). Once published, the spool stays as a
+local copy of that version (`copies`, for stores that name their versions), which the kernel
+reads directly while the store still names the same version. The kernel lets an inode's open
+files be all read through its page cache or all passed through to one file (`iomodes`): a file
+rewritten while this mount reads it through the page cache goes through us (direct I/O), and
+one rewritten while it is read from its local copy is written in the copy.
 """
 
 from __future__ import annotations
@@ -20,20 +29,24 @@ import errno
 import logging
 import os
 import signal
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-import pyfuse3
 import trio
 
 from hostkit.mount_report import FAILURES_XATTR, FailureLog
+from storage_adapters.fuse import ops, session
 from storage_adapters.fuse.callers import killed_by_signal, thread_group
+from storage_adapters.fuse.copies import LocalCopies, LocalCopy
 from storage_adapters.fuse.handlers import translated
+from storage_adapters.fuse.iomodes import IoModes, Mode
 
 log = logging.getLogger("fuse")
 # Four 1 MiB requests ahead of a sequential reader (see `serve_mounted`).
 READAHEAD_KB = 4096
+LOCAL_COPIES_BYTES = 1 << 30
+REFRESH_BYTES = 1 << 20
 
 
 class Pending(Protocol):
@@ -42,9 +55,13 @@ class Pending(Protocol):
     ino: int
     opens: int  # handles that hold it
     discarded: bool  # it will never be published: its name was removed, or its writer killed
+    spool: int  # descriptor of the local spool
+    backing: int | None  # its passthrough id, when the kernel reads and writes it itself
 
     @property
     def changed(self) -> bool: ...
+
+    def notice_direct_writes(self) -> None: ...
 
     def read(self, offset: int, size: int) -> bytes: ...
 
@@ -66,12 +83,17 @@ class Handle(Generic[P, R]):
     reader: R | None
     tgid: int
     writable: bool
+    inode: int
+    mode: Mode = Mode.CACHED  # how the kernel reads and writes it (see `iomodes`)
+    backing: int | None = None  # the local file it is passed through to
 
 
-class FrontEnd(pyfuse3.Operations, Generic[P, R]):
-    """pyfuse3 file operations common to our stores; see the module docstring."""
+class FrontEnd(ops.Operations, Generic[P, R]):
+    """File operations common to our stores; see the module docstring."""
 
-    def __init__(self) -> None:
+    enable_passthrough = True
+
+    def __init__(self, local_copies_bytes: int = 0) -> None:
         super().__init__()
         self._pending: dict[int, P] = {}
         # Name of a file created here and not yet published -> its inode.
@@ -80,12 +102,19 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
         # for writing waits for it rather than starting another (see `_writable`).
         self._opening: dict[int, trio.Lock] = {}
         self._handles: dict[int, Handle[P, R]] = {}
+        self._modes = IoModes()
+        # Inodes written since the page cache last held them, by the kernel to a spool: their
+        # cached pages hold an older version (writes through us kept them up to date).
+        self._stale_pages: set[int] = set()
         self._next_handle = 1
+        self.passthrough = session.Passthrough(-1)  # the session's, once serving
+        self._copies = LocalCopies(local_copies_bytes, lambda backing: self.passthrough.unregister(backing),
+                                   lambda inode, copy: self._modes.passed_through(inode, copy.backing))
         self.failures = FailureLog()  # the store's recent failures (`translated` notes them)
 
     # ----- what a store supplies -----
 
-    async def _open_reader(self, inode: int, tgid: int) -> tuple[R, pyfuse3.FileInfo]:
+    async def _open_reader(self, inode: int, tgid: int) -> tuple[R, ops.FileInfo]:
         """A reader of the published file, and how the kernel may cache it (`fh` is set here)."""
         raise NotImplementedError
 
@@ -114,17 +143,60 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
         """The key `_overlay` lists the file under."""
         raise NotImplementedError
 
+    def _published_version(self, pending: P) -> Hashable | None:
+        """The store's name for the version a published file's spool holds, if it has one: the
+        spool is then kept as a local copy (see `copies`)."""
+        return None
+
+    def _reader_version(self, reader: R) -> Hashable | None:
+        """The store's name for the version a reader reads."""
+        return None
+
     # ----- the table of files and handles -----
 
     def _handle(self, fh: int) -> Handle[P, R]:
         handle = self._handles.get(fh)
         if handle is None:
-            raise pyfuse3.FUSEError(errno.EBADF)
+            raise ops.FUSEError(errno.EBADF)
         return handle
+
+    def _pass_through(self, pending: P) -> None:
+        """Hand a new pending file's spool to the kernel, unless the kernel reads the inode
+        through its page cache. Where it has files of the inode passed through to the local
+        copy of the version before, the kernel allows no other file: the new version is
+        written in the copy's file (its readers see it change, as on a local disk)."""
+        copy = self._copies.take(pending.ino)  # a new version: the copy of the old one is no use now
+        if copy is not None and self._modes.passed_through(pending.ino, copy.backing):
+            _transplant(pending.spool, copy.spool)
+            pending.close()
+            pending.spool, pending.backing = copy.spool, copy.backing
+            self._stale_pages.add(pending.ino)
+        else:
+            if copy is not None:
+                self.passthrough.unregister(copy.backing)
+                os.close(copy.spool)
+            if self._modes.can_pass_through(pending.ino, None):
+                pending.backing = self.passthrough.register(pending.spool)
+                self._stale_pages.add(pending.ino)
+        pending.notice_direct_writes()  # the spool as it starts
+
+    def _opened(self, handle: Handle[P, R]) -> ops.FileInfo:
+        """The answer to an open of a pending file. One not passed through, on a mount that
+        passes others through, bypasses the page cache: without the writeback cache, pages
+        the kernel caches while a writer appends may hold less than the size it reports."""
+        pending = handle.pending
+        assert pending is not None
+        if pending.backing is not None:
+            handle.mode, handle.backing = Mode.PASSTHROUGH, pending.backing
+        elif self.passthrough.enabled:
+            handle.mode = Mode.DIRECT
+        return ops.FileInfo(fh=self._add_handle(handle), backing_id=pending.backing,
+                            direct_io=handle.mode is Mode.DIRECT)
 
     def _add_handle(self, handle: Handle[P, R]) -> int:
         fh, self._next_handle = self._next_handle, self._next_handle + 1
         self._handles[fh] = handle
+        self._modes.opened(handle.inode, handle.mode, handle.backing)
         if handle.pending is not None:
             handle.pending.opens += 1
         return fh
@@ -147,6 +219,15 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
         was awaited stays, spool and all, for that handle (closing the spool under it would
         hand its descriptor number to the next file or socket opened here)."""
         if pending.opens == 0:
+            if pending.backing is not None:
+                version = self._published_version(pending)
+                if version is not None and not pending.discarded and not pending.changed:
+                    # Published whole: the kernel may read this version from the spool.
+                    self._copies.keep(pending.ino, LocalCopy(version, pending.spool, pending.backing, pending.size))
+                    pending.spool = -1
+                else:
+                    self.passthrough.unregister(pending.backing)
+                pending.backing = None
             pending.close()
             if self._pending.get(pending.ino) is pending:
                 del self._pending[pending.ino]
@@ -163,6 +244,7 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
                 pending = self._pending.get(inode)
                 if pending is None:
                     pending = await self._new_version(inode, tgid, truncate)
+                    self._pass_through(pending)
                     self._pending[inode] = pending
                 elif truncate:
                     pending.truncate(0)
@@ -183,23 +265,61 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
     # ----- file operations -----
 
     @translated
-    async def open(self, inode: int, flags: int, ctx: pyfuse3.RequestContext) -> pyfuse3.FileInfo:
+    async def open(self, inode: int, flags: int, ctx: ops.RequestContext) -> ops.FileInfo:
         tgid = thread_group(ctx.pid)
         if flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR):
             pending = await self._writable(inode, tgid, truncate=bool(flags & os.O_TRUNC))
-            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=True)))
+            return self._opened(Handle(pending, None, tgid, True, inode))
         pending = self._pending.get(inode)
         if pending is not None:
-            return pyfuse3.FileInfo(fh=self._add_handle(Handle(pending, None, tgid, writable=False)))
-        reader, info = await self._open_reader(inode, tgid)
-        info.fh = self._add_handle(Handle(None, reader, tgid, writable=False))
+            return self._opened(Handle(pending, None, tgid, False, inode))
+        # Reserved while the store is asked: a writer that starts meanwhile must not pass a new
+        # spool through (this file may be read through the page cache, and the kernel's size
+        # of the file would run ahead of the version read here).
+        self._modes.reserve(inode)
+        try:
+            reader, info = await self._open_reader(inode, tgid)
+        finally:
+            self._modes.unreserve(inode)
+        pending = self._pending.get(inode)
+        if pending is not None and pending.backing is not None:
+            # A writer took over the copy that files of the inode were passed through to.
+            await self._close_reader(reader)
+            return self._opened(Handle(pending, None, tgid, False, inode))
+        handle: Handle[P, R] = Handle(None, reader, tgid, False, inode)
+        copy = self._copies.get(inode)
+        version = self._reader_version(reader)
+        if copy is not None and copy.version != version and self._modes.passed_through(inode, copy.backing):
+            # A newer version (another node's), while files of the inode are passed through to
+            # the copy of an older one: the kernel allows no other file, so the copy takes it.
+            await self._refresh(copy, reader)
+            copy.version = version
+        if copy is not None and copy.version == version and self._modes.can_pass_through(inode, copy.backing):
+            handle.mode, handle.backing = Mode.PASSTHROUGH, copy.backing
+            info = ops.FileInfo(backing_id=copy.backing)
+        elif inode in self._stale_pages:
+            self._stale_pages.discard(inode)
+            info.keep_cache = False
+        info.fh = self._add_handle(handle)
         return info
+
+    async def _refresh(self, copy: LocalCopy, reader: R) -> None:
+        """Write the version `reader` reads into a local copy."""
+        offset = 0
+        while data := await self._read(reader, offset, REFRESH_BYTES):
+            os.pwrite(copy.spool, data, offset)
+            offset += len(data)
+        os.ftruncate(copy.spool, offset)
+        self._copies.resized(copy, offset)
 
     @translated
     async def read(self, fh: int, off: int, size: int) -> bytes:
         handle = self._handle(fh)
-        if handle.pending is not None:
-            return handle.pending.read(off, size)
+        pending = handle.pending or self._pending.get(handle.inode)
+        if pending is not None:
+            # A reader of the published version, while this mount writes a newer one: the
+            # kernel's size of the file is the newer one's, so are the bytes.
+            return pending.read(off, size)
         assert handle.reader is not None
         return await self._read(handle.reader, off, size)
 
@@ -207,7 +327,7 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
     async def write(self, fh: int, off: int, buf: bytes) -> int:
         handle = self._handle(fh)
         if not handle.writable or handle.pending is None:
-            raise pyfuse3.FUSEError(errno.EBADF)
+            raise ops.FUSEError(errno.EBADF)
         return await self._write(handle.pending, off, buf)
 
     @translated
@@ -216,6 +336,7 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
         pending = handle.pending
         if pending is None or not handle.writable or pending.discarded:
             return
+        pending.notice_direct_writes()
         if killed_by_signal(handle.tgid):
             log.warning("the writer (process %d) of inode %d was killed: its file is discarded",
                         handle.tgid, pending.ino)
@@ -228,6 +349,7 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
     async def fsync(self, fh: int, datasync: bool) -> None:
         handle = self._handle(fh)
         if handle.pending is not None and handle.writable and not handle.pending.discarded:
+            handle.pending.notice_direct_writes()
             await self._publish(handle.pending)
 
     @translated
@@ -235,6 +357,7 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
         handle = self._handles.pop(fh, None)
         if handle is None:
             return
+        self._modes.closed(handle.inode, handle.mode)
         if handle.reader is not None:
             await self._close_reader(handle.reader)
         pending = handle.pending
@@ -243,6 +366,7 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
         pending.opens -= 1
         if pending.opens > 0:
             return
+        pending.notice_direct_writes()
         try:
             if pending.discarded:
                 await self._abandon(pending)
@@ -253,14 +377,14 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
         finally:
             self._drop_if_unused(pending)
 
-    async def getxattr(self, inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> bytes:
+    async def getxattr(self, inode: int, name: bytes, ctx: ops.RequestContext) -> bytes:
         """The store's recent failures (`hostkit.mount_report`), on any path; a store with
         attributes of its own answers the others."""
         if name == FAILURES_XATTR.encode():
             return self.failures.report()
-        raise pyfuse3.FUSEError(errno.ENODATA)
+        raise ops.FUSEError(errno.ENODATA)
 
-    async def access(self, inode: int, mode: int, ctx: pyfuse3.RequestContext) -> bool:
+    async def access(self, inode: int, mode: int, ctx: ops.RequestContext) -> bool:
         return True  # the kernel checks permissions itself (default_permissions)
 
     # ----- serving -----
@@ -268,21 +392,20 @@ class FrontEnd(pyfuse3.Operations, Generic[P, R]):
     async def _start(self, nursery: trio.Nursery) -> None:
         """Set up what the handlers need before the first request (a store's caches)."""
 
-    async def serve(self, started: Callable[[], Awaitable[Any]] | None = None) -> None:
-        """Serve requests until unmounted, or until SIGTERM/SIGINT; `started` runs beside them."""
+    async def serve(self, requests: session.Session) -> None:
+        """Serve `requests` until unmounted, or until SIGTERM/SIGINT."""
+        self.passthrough = requests.passthrough
         async with trio.open_nursery() as nursery:
             await self._start(nursery)
-            nursery.start_soon(_stop_on_signal)
-            if started is not None:
-                nursery.start_soon(started)
-            await pyfuse3.main()
+            nursery.start_soon(_stop_on_signal, nursery.cancel_scope)
+            await requests.run()
             nursery.cancel_scope.cancel()
 
 
-async def _stop_on_signal() -> None:
+async def _stop_on_signal(scope: trio.CancelScope) -> None:
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async for _ in signals:
-            pyfuse3.terminate()
+            scope.cancel()
             return
 
 
@@ -290,22 +413,33 @@ def serve_mounted(fs: FrontEnd[Any, Any], mountpoint: str, name: str, allow_othe
                   readahead_kb: int = READAHEAD_KB) -> None:
     """Mount `fs` at `mountpoint` (a resolved path; file system type `fuse.NAME`), serve it
     until it is unmounted or signalled, and unmount it. The kernel's read-ahead for the mount
-    is raised to `readahead_kb`, so large sequential reads reach us as 1 MiB requests rather
-    than the default 128 KiB."""
-    options = set(pyfuse3.default_options) | {f"fsname={name}", f"subtype={name}"}
-    if allow_other:
-        options.add("allow_other")
-    pyfuse3.init(fs, mountpoint, options)
-
-    async def raise_readahead_once_initialized() -> None:
-        # The kernel sets the read-ahead when it gets the INIT reply: raise it after that.
-        await trio.sleep(0.3)
-        raise_readahead(mountpoint, readahead_kb)
-
+    is raised to `readahead_kb` once it has taken our INIT reply, so large sequential reads
+    reach us as 1 MiB requests rather than the default 128 KiB."""
+    device = session.mount(mountpoint, name, allow_other)
     try:
-        trio.run(fs.serve, raise_readahead_once_initialized)
+        trio.run(fs.serve, session.Session(fs, device, lambda: raise_readahead(mountpoint, readahead_kb)))
     finally:
-        pyfuse3.close(unmount=True)
+        session.unmount(mountpoint)
+        os.close(device)
+
+
+def _transplant(source: int, target: int) -> None:
+    """Make the file `target` hold the bytes of `source` (both local; the kernel copies)."""
+    size = os.fstat(source).st_size
+    offset = 0
+    while offset < size:
+        copied = os.copy_file_range(source, target, size - offset, offset, offset)
+        if copied == 0:
+            break
+        offset += copied
+    os.ftruncate(target, size)
+
+
+def local_copies_budget(spool_dir: str) -> int:
+    """Bytes of local copies (`copies`) a mount keeps beside its spools: 1 GiB, or a quarter
+    of the free space where the spools are if that is less."""
+    status = os.statvfs(spool_dir)
+    return min(LOCAL_COPIES_BYTES, status.f_bavail * status.f_frsize // 4)
 
 
 def mount_device(mountpoint: str) -> str | None:

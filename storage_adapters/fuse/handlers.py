@@ -10,9 +10,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
-import pyfuse3
-
 from hostkit.mount_report import FailureLog
+from storage_adapters.fuse import ops
 
 log = logging.getLogger("fuse")
 Result = TypeVar("Result")
@@ -37,7 +36,7 @@ def translated(handler: Callable[..., Awaitable[Result]]) -> Callable[..., Await
     async def wrapper(*args: Any) -> Result:
         try:
             return await handler(*args)
-        except pyfuse3.FUSEError:
+        except ops.FUSEError:
             raise
         except OSError as error:
             if error.errno in (errno.EBADF, errno.ESPIPE):  # our own descriptor went wrong: a bug
@@ -45,11 +44,11 @@ def translated(handler: Callable[..., Awaitable[Result]]) -> Callable[..., Await
             elif error.errno not in ANSWERS:  # the store failed: say why, here and to the app's worker
                 log.error("%s failed: %s", handler.__name__, error)
                 _noted(args[0], handler.__name__, error)
-            raise pyfuse3.FUSEError(error.errno or errno.EIO) from None
+            raise ops.FUSEError(error.errno or errno.EIO) from None
         except Exception as error:  # noqa: BLE001 - the file system must keep serving
             log.exception("internal error in %s", handler.__name__)
             _noted(args[0], f"{handler.__name__} (internal error, please report)", error)
-            raise pyfuse3.FUSEError(errno.EIO) from None
+            raise ops.FUSEError(errno.EIO) from None
 
     return wrapper
 
@@ -63,4 +62,4 @@ def decode_name(name: bytes, missing: bool = False) -> str:
     try:
         return name.decode()
     except UnicodeDecodeError:
-        raise pyfuse3.FUSEError(errno.ENOENT if missing else errno.EINVAL) from None
+        raise ops.FUSEError(errno.ENOENT if missing else errno.EINVAL) from None

@@ -34,9 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol, TypeVar
 
-import pyfuse3
 import trio
 
+from storage_adapters.fuse import ops
 from storage_adapters.fuse.callers import thread_group
 from storage_adapters.fuse.edits import Edits
 from storage_adapters.fuse.frontend import FrontEnd, Handle, serve_mounted
@@ -128,16 +128,16 @@ class Names:
     """Inode numbers for the paths the kernel knows, with the kernel's lookup counts."""
 
     def __init__(self) -> None:
-        self._path: dict[int, str] = {pyfuse3.ROOT_INODE: "/"}
-        self._inode: dict[str, int] = {"/": pyfuse3.ROOT_INODE}
+        self._path: dict[int, str] = {ops.ROOT_INODE: "/"}
+        self._inode: dict[str, int] = {"/": ops.ROOT_INODE}
         self._lookups: dict[int, int] = {}
-        self._next = pyfuse3.ROOT_INODE + 1
+        self._next = ops.ROOT_INODE + 1
 
     def path(self, inode: int) -> str:
         try:
             return self._path[inode]
         except KeyError:
-            raise pyfuse3.FUSEError(errno.ESTALE) from None
+            raise ops.FUSEError(errno.ESTALE) from None
 
     def child(self, parent: int, name: bytes, missing: bool = False) -> str:
         return posixpath.join(self.path(parent), decode_name(name, missing))
@@ -160,7 +160,7 @@ class Names:
             return
         self._lookups.pop(inode, None)
         path = self._path.get(inode)
-        if path is not None and inode != pyfuse3.ROOT_INODE:
+        if path is not None and inode != ops.ROOT_INODE:
             del self._path[inode]
             if self._inode.get(path) == inode:
                 del self._inode[path]
@@ -189,7 +189,6 @@ class PendingFile(Edits):
     path: str
     spool: int  # descriptor of the spool file, already unlinked
     mode: int
-    size: int = 0
     edits: int = 0  # changes so far; those up to `published` are in the store (see Edits)
     published: int = 0
     opens: int = 0
@@ -198,9 +197,13 @@ class PendingFile(Edits):
     # started two uploads, and the older, shorter one could finish last and win.
     uploading: trio.Lock = field(default_factory=trio.Lock)
 
+    @property
+    def size(self) -> int:
+        """The spool's size: it holds the file's bytes, whoever wrote them (we, or the kernel)."""
+        return os.fstat(self.spool).st_size if self.spool >= 0 else 0
+
     def write(self, offset: int, data: bytes) -> int:
         written = os.pwrite(self.spool, data, offset)
-        self.size = max(self.size, offset + written)
         self.changed = True
         return written
 
@@ -209,15 +212,16 @@ class PendingFile(Edits):
 
     def truncate(self, size: int) -> None:
         os.ftruncate(self.spool, size)
-        self.size = size
         self.changed = True
 
     def close(self) -> None:
-        os.close(self.spool)
+        if self.spool >= 0:  # once only: its number may be another file's afterwards
+            os.close(self.spool)
+            self.spool = -1
 
 
 class PathFS(FrontEnd[PendingFile, BlockReader]):
-    """pyfuse3 operations over the namespace of one `Remote` (the overlay is keyed by path)."""
+    """FUSE operations over the namespace of one `Remote` (the overlay is keyed by path)."""
 
     def __init__(self, remote: Remote, spool_dir: str, timeout: float = 1.0, threads: int = 16) -> None:
         super().__init__()
@@ -226,7 +230,7 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         self._timeout = timeout
         self._limiter = trio.CapacityLimiter(threads)
         self.names = Names()
-        self._listings: dict[int, list[tuple[bytes, pyfuse3.EntryAttributes, int]]] = {}
+        self._listings: dict[int, list[tuple[bytes, ops.EntryAttributes, int]]] = {}
         self._uid, self._gid = os.getuid(), os.getgid()
 
     # ----- plumbing -----
@@ -238,8 +242,8 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
     async def _stat(self, path: str) -> RemoteStat:
         return await self._call(self.remote.stat, path)
 
-    def _attributes(self, inode: int, mode: int, size: int, mtime_ns: int) -> pyfuse3.EntryAttributes:
-        result = pyfuse3.EntryAttributes()
+    def _attributes(self, inode: int, mode: int, size: int, mtime_ns: int) -> ops.EntryAttributes:
+        result = ops.EntryAttributes()
         result.st_ino = inode
         result.generation = 0
         result.st_mode = mode
@@ -253,19 +257,19 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         result.attr_timeout = result.entry_timeout = 0.0 if inode in self._pending else self._timeout
         return result
 
-    def _entry(self, inode: int, status: RemoteStat) -> pyfuse3.EntryAttributes:
+    def _entry(self, inode: int, status: RemoteStat) -> ops.EntryAttributes:
         pending = self._pending.get(inode)
         if pending is not None:
             return self._pending_entry(pending)
         return self._attributes(inode, status.mode, 0 if status.is_dir else status.size, status.mtime_ns)
 
-    def _pending_entry(self, pending: PendingFile) -> pyfuse3.EntryAttributes:
+    def _pending_entry(self, pending: PendingFile) -> ops.EntryAttributes:
         return self._attributes(pending.ino, pending.mode, pending.size, time.time_ns())
 
     # ----- names and attributes -----
 
     @translated
-    async def lookup(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+    async def lookup(self, parent_inode: int, name: bytes, ctx: ops.RequestContext) -> ops.EntryAttributes:
         path = self.names.child(parent_inode, name, missing=True)
         created = self._overlay.get(path)
         if created is not None:
@@ -280,15 +284,15 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
                 self.names.forget(inode, count)
 
     @translated
-    async def getattr(self, inode: int, ctx: pyfuse3.RequestContext | None = None) -> pyfuse3.EntryAttributes:
+    async def getattr(self, inode: int, ctx: ops.RequestContext | None = None) -> ops.EntryAttributes:
         pending = self._pending.get(inode)
         if pending is not None:
             return self._pending_entry(pending)
         return self._entry(inode, await self._stat(self.names.path(inode)))
 
     @translated
-    async def setattr(self, inode: int, attr: pyfuse3.EntryAttributes, fields: pyfuse3.SetattrFields,
-                      fh: int | None, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+    async def setattr(self, inode: int, attr: ops.EntryAttributes, fields: ops.SetattrFields,
+                      fh: int | None, ctx: ops.RequestContext) -> ops.EntryAttributes:
         pending = self._pending.get(inode)
         path = self.names.path(inode)
         if fields.update_size:
@@ -307,10 +311,10 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         return await self.getattr(inode, ctx)
 
     @translated
-    async def opendir(self, inode: int, ctx: pyfuse3.RequestContext) -> int:
+    async def opendir(self, inode: int, ctx: ops.RequestContext) -> int:
         path = self.names.path(inode)
         listing = await self._call(self.remote.listdir, path)
-        entries: list[tuple[bytes, pyfuse3.EntryAttributes, int]] = []
+        entries: list[tuple[bytes, ops.EntryAttributes, int]] = []
         seen = set()
         for name, status in sorted(listing):
             if is_temp_name(name):
@@ -332,9 +336,9 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         return fh
 
     @translated
-    async def readdir(self, fh: int, start_id: int, token: pyfuse3.ReaddirToken) -> None:
+    async def readdir(self, fh: int, start_id: int, token: ops.ReaddirToken) -> None:
         for name, attrs, next_id in self._listings.get(fh, [])[start_id:]:
-            if not pyfuse3.readdir_reply(token, name, attrs, next_id):
+            if not ops.readdir_reply(token, name, attrs, next_id):
                 return
             # The kernel now holds a reference to this entry, as after a lookup.
             self.names.inode(self.names.path(attrs.st_ino), True)
@@ -343,9 +347,9 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         self._listings.pop(fh, None)
 
     @translated
-    async def statfs(self, ctx: pyfuse3.RequestContext) -> pyfuse3.StatvfsData:
+    async def statfs(self, ctx: ops.RequestContext) -> ops.StatvfsData:
         block_size, blocks, available, files, files_free = await self._call(self.remote.statfs)
-        data = pyfuse3.StatvfsData()
+        data = ops.StatvfsData()
         data.f_bsize = data.f_frsize = block_size
         data.f_blocks, data.f_bfree, data.f_bavail = blocks, available, available
         data.f_files, data.f_ffree, data.f_favail = files, files_free, files_free
@@ -356,20 +360,20 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
 
     @translated
     async def mkdir(self, parent_inode: int, name: bytes, mode: int,
-                    ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
+                    ctx: ops.RequestContext) -> ops.EntryAttributes:
         path = self.names.child(parent_inode, name)
         await self._call(self.remote.mkdir, path, mode & 0o777)
         status = await self._stat(path)
         return self._entry(self.names.inode(path), status)
 
     @translated
-    async def rmdir(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
+    async def rmdir(self, parent_inode: int, name: bytes, ctx: ops.RequestContext) -> None:
         path = self.names.child(parent_inode, name, missing=True)
         await self._call(self.remote.rmdir, path)
         self.names.removed(path)
 
     @translated
-    async def unlink(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
+    async def unlink(self, parent_inode: int, name: bytes, ctx: ops.RequestContext) -> None:
         path = self.names.child(parent_inode, name, missing=True)
         created = self._overlay.pop(path, None)
         if created is None:
@@ -379,18 +383,18 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
 
     @translated
     async def rename(self, parent_inode_old: int, name_old: bytes, parent_inode_new: int, name_new: bytes,
-                     flags: int, ctx: pyfuse3.RequestContext) -> None:
+                     flags: int, ctx: ops.RequestContext) -> None:
         if flags & RENAME_EXCHANGE:
-            raise pyfuse3.FUSEError(errno.EINVAL)
+            raise ops.FUSEError(errno.EINVAL)
         old = self.names.child(parent_inode_old, name_old, missing=True)
         new = self.names.child(parent_inode_new, name_new)
         if flags & RENAME_NOREPLACE and (new in self._overlay or await self._exists(new)):
-            raise pyfuse3.FUSEError(errno.EEXIST)
+            raise ops.FUSEError(errno.EEXIST)
         moving = self._overlay.get(old)
         if moving is None:
             await self._call(self.remote.rename, old, new)
         elif await self._is_directory(new):
-            raise pyfuse3.FUSEError(errno.EISDIR)
+            raise ops.FUSEError(errno.EISDIR)
         replaced = self._overlay.pop(new, None)
         if replaced is not None and replaced != moving:
             self._forget_pending(replaced)
@@ -434,20 +438,20 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
 
     @translated
     async def create(self, parent_inode: int, name: bytes, mode: int, flags: int,
-                     ctx: pyfuse3.RequestContext) -> tuple[pyfuse3.FileInfo, pyfuse3.EntryAttributes]:
+                     ctx: ops.RequestContext) -> tuple[ops.FileInfo, ops.EntryAttributes]:
         path = self.names.child(parent_inode, name)
         self._forget_pending(self._overlay.get(path))
         self.names.removed(path)
         inode = self.names.inode(path)
         pending = self._new_pending(inode, path, stat.S_IFREG | (mode & 0o777))
         pending.changed = True  # even an empty file is published at close
+        self._pass_through(pending)
         self._pending[inode] = pending
         self._overlay[path] = inode
-        fh = self._add_handle(Handle(pending, None, thread_group(ctx.pid), writable=True))
-        return pyfuse3.FileInfo(fh=fh), self._pending_entry(pending)
+        return self._opened(Handle(pending, None, thread_group(ctx.pid), True, inode)), self._pending_entry(pending)
 
-    async def _open_reader(self, inode: int, tgid: int) -> tuple[BlockReader, pyfuse3.FileInfo]:
-        return BlockReader(await self._call(self.remote.open_reader, self.names.path(inode))), pyfuse3.FileInfo()
+    async def _open_reader(self, inode: int, tgid: int) -> tuple[BlockReader, ops.FileInfo]:
+        return BlockReader(await self._call(self.remote.open_reader, self.names.path(inode))), ops.FileInfo()
 
     async def _read(self, reader: BlockReader, offset: int, size: int) -> bytes:
         return await self._call(reader.read, offset, size)
@@ -468,7 +472,7 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
             return pending
         try:
             with os.fdopen(os.dup(pending.spool), "wb") as sink:
-                pending.size = await self._call(self.remote.download, path, sink)
+                await self._call(self.remote.download, path, sink)
         except BaseException:
             pending.close()
             raise

@@ -190,6 +190,68 @@ def test_a_file_closed_on_one_node_is_whole_on_another(store: ServiceRecord, tmp
     assert deploy.mounted_fstype(str(tmp_path / "mnt2")) is None
 
 
+def test_the_mount_passes_its_spools_through_where_the_kernel_can(store: ServiceRecord) -> None:
+    """As root on Linux 6.9 or later the kernel reads and writes spools itself (FUSE
+    passthrough); elsewhere the data goes through the requests."""
+    log = (Path(store.info["log"]) / "client.log").read_text()
+    release = tuple(int(part) for part in os.uname().release.split(".")[:2] if part.isdigit())
+    expected = "on" if os.geteuid() == 0 and release >= (6, 9) else "off"
+    assert f"passthrough {expected}" in log
+
+
+def test_a_rewrite_while_the_local_copy_is_read_lands_in_it(store: ServiceRecord) -> None:
+    """A file written here is read from its local copy, passed through; the kernel then lets no
+    other file serve the inode, so a rewrite while a reader holds it open is written in the
+    copy (the reader sees it change, as on a local disk), and every new open sees it whole."""
+    path = mount_of(store) / unique_name("copy")
+    first, second, third = os.urandom(2 * MB + 5), os.urandom(MB + 3), os.urandom(3 * MB + 1)
+    path.write_bytes(first)
+    with open(path, "rb") as held:
+        assert held.read() == first
+        path.write_bytes(second)
+        assert path.read_bytes() == second
+        held.seek(0)
+        assert held.read() == second
+        write_as("node3", path, third)  # another node's version, while the copy is held open
+        assert path.read_bytes() == third
+        assert _read_uncached(path) == third
+    assert path.read_bytes() == third
+
+
+def test_readers_and_a_rewriter_of_one_file_never_fail(store: ServiceRecord) -> None:
+    """Readers opening a file while it is rewritten (truncated, or not) get whole versions or,
+    when their open raced the rewrite, bytes of it; never an error (an open the kernel finds in
+    conflict with the files it has open fails with EIO)."""
+    path = mount_of(store) / unique_name("race")
+    versions = [bytes([index]) * (MB // 2 + index * 4099) for index in range(1, 13)]
+    path.write_bytes(versions[0])
+    failures: list[BaseException] = []
+    stop = threading.Event()
+
+    def read_again_and_again() -> None:
+        try:
+            while not stop.is_set():
+                with open(path, "rb") as handle:
+                    handle.read()
+        except BaseException as error:  # noqa: BLE001 - reported by the test below
+            failures.append(error)
+
+    readers = [threading.Thread(target=read_again_and_again) for _ in range(3)]
+    for reader in readers:
+        reader.start()
+    try:
+        for index, version in enumerate(versions[1:]):
+            with open(path, "wb" if index % 2 else "r+b") as handle:
+                handle.truncate(0)
+                handle.write(version)
+    finally:
+        stop.set()
+        for reader in readers:
+            reader.join()
+    assert not failures, failures
+    assert path.read_bytes() == versions[-1]
+
+
 # ----- placement and locations -----
 
 def write_as(node: str, path: Path, data: bytes) -> None:
@@ -394,10 +456,18 @@ def _flip_byte_at_rest(chunk: Path) -> None:
 
 
 def _read_uncached(path: Path) -> bytes:
-    """The file's bytes as the store serves them: the kernel's cached pages are dropped first."""
-    with open(path, "rb") as handle:
-        os.posix_fadvise(handle.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-        return handle.read()
+    """The file's bytes as the store serves them: read by a process of another node (the
+    mount's local copy of a file serves its writer's node only), the kernel's cached pages
+    dropped first."""
+    reader = ("import os, sys\nwith open(sys.argv[1], 'rb') as handle:\n"
+              "    os.posix_fadvise(handle.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)\n"
+              "    sys.stdout.buffer.write(handle.read())\n")
+    done = subprocess.run([sys.executable, "-c", reader, str(path)], capture_output=True, check=False,
+                          env={**os.environ, "SWIFTCLOUD_NODE": "node3"})
+    if done.returncode != 0:
+        number = errno.EIO if "Input/output error" in done.stderr.decode() else errno.EPERM
+        raise OSError(number, done.stderr.decode().strip().splitlines()[-1])
+    return done.stdout
 
 
 def test_a_chunk_altered_at_rest_is_never_served(store: ServiceRecord) -> None:

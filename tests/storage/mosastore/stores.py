@@ -4,7 +4,7 @@
 FUSE mount exactly as `swiftcloud services start mosastore` does, and on exit
 stops them by PID and verifies that nothing is left behind: no process of
 the store still running, no mount still listed. Tests that cannot run here
-(pyfuse3 not installed, no /dev/fuse) skip with the reason.
+(trio not installed, no /dev/fuse) skip with the reason.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from mosastore import deploy, service
 
 def skip_unless_fuse() -> None:
     """Skip the calling test when the MosaStore client cannot run on this machine."""
-    missing = [module for module in ("pyfuse3", "trio") if importlib.util.find_spec(module) is None]
+    missing = [module for module in ("trio",) if importlib.util.find_spec(module) is None]
     if missing:
         pytest.skip(f"MosaStore client needs {', '.join(missing)} (bash setup.d/30-mosastore.sh)")
     if not os.access("/dev/fuse", os.R_OK | os.W_OK):
