@@ -1,6 +1,7 @@
 """Local copies of files this mount wrote: the spool of a file, once published, kept (within a
-budget of bytes, least recently used first out) so that the kernel reads it straight from
-local disk, passed through, while the store still names the same version."""
+budget of bytes and of open descriptors, least recently used first out) so that the kernel
+reads it straight from local disk, passed through, while the store still names the same
+version."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+
+MAX_COPIES = 256  # each holds a descriptor open
 
 
 @dataclass
@@ -35,8 +38,10 @@ class LocalCopies:
         self.drop(inode)
         self._copies[inode] = copy
         self._bytes += copy.size
+        if self._bytes <= self.budget and len(self._copies) <= MAX_COPIES:
+            return
         for oldest in [inode for inode, copy in self._copies.items() if not self._in_use(inode, copy)]:
-            if self._bytes <= self.budget:
+            if self._bytes <= self.budget and len(self._copies) <= MAX_COPIES:
                 break
             self.drop(oldest)
 
@@ -63,7 +68,3 @@ class LocalCopies:
         if copy is not None:
             self._forget_backing(copy.backing)
             os.close(copy.spool)
-
-    def clear(self) -> None:
-        for inode in list(self._copies):
-            self.drop(inode)

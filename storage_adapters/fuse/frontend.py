@@ -221,7 +221,7 @@ class FrontEnd(ops.Operations, Generic[P, R]):
         if pending.opens == 0:
             if pending.backing is not None:
                 version = self._published_version(pending)
-                if version is not None and not pending.discarded and not pending.changed:
+                if version is not None and not pending.discarded and not pending.changed and pending.size:
                     # Published whole: the kernel may read this version from the spool.
                     self._copies.keep(pending.ino, LocalCopy(version, pending.spool, pending.backing, pending.size))
                     pending.spool = -1

@@ -11,7 +11,6 @@ may gather small writes (the kernel allows one or the other).
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
 import fcntl
@@ -21,7 +20,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -84,6 +82,7 @@ def mount(mountpoint: str, name: str, allow_other: bool) -> int:
             raise OSError(number, f"cannot mount {mountpoint}: {os.strerror(number)}")
     else:
         device = _mount_with_fusermount(mountpoint, name, options)
+    os.set_blocking(device, False)
     return device
 
 
@@ -152,25 +151,8 @@ class Session:
         }
 
     async def run(self) -> None:
-        """Serve requests until the file system is unmounted (or this task is cancelled).
-
-        A thread reads the requests, blocking, and answers those that need no file system
-        call (the capability check before every write, INIT, unknown requests) itself; the
-        others become tasks here. Waiting for /dev/fuse through trio cost more per request
-        than a 4 KiB write through passthrough."""
-        token = trio.lowlevel.current_trio_token()
-        unmounted = trio.Event()
+        """Serve requests until the file system is unmounted (or this task is cancelled)."""
         async with trio.open_nursery() as nursery:
-            reader = threading.Thread(target=self._read_requests, args=(token, nursery, unmounted),
-                                      name="fuse-requests", daemon=True)
-            reader.start()
-            # Cancelled (SIGTERM), this returns while the thread still waits for a request:
-            # the unmount that follows ends its wait (or the process's exit does).
-            await unmounted.wait()
-            nursery.cancel_scope.cancel()
-
-    def _read_requests(self, token: trio.lowlevel.TrioToken, nursery: trio.Nursery, unmounted: trio.Event) -> None:
-        try:
             while True:
                 # Requests are read into buffers used again and again: a fresh 1 MiB object
                 # per WRITE cost more than the rest of the request.
@@ -179,21 +161,20 @@ class Session:
                     size = os.readv(self._device, [buffer])
                 except OSError as error:
                     self._buffers.append(buffer)
+                    if error.errno == errno.EAGAIN:
+                        await trio.lowlevel.wait_readable(self._device)
+                        continue
                     if error.errno == errno.ENODEV:  # unmounted
                         break
                     if error.errno in (errno.EINTR, errno.ENOENT):  # a request withdrawn meanwhile
                         continue
                     raise
-                self._dispatch(buffer, size, token, nursery)
-        except trio.RunFinishedError:
-            return
-        except Exception:  # noqa: BLE001 - reported, and the mount then ends
-            log.exception("the FUSE request loop failed")
-        with contextlib.suppress(trio.RunFinishedError):
-            token.run_sync_soon(unmounted.set)
+                self._dispatch(buffer, size, nursery.start_soon)
+                await trio.lowlevel.checkpoint()  # its task may start before the next read
+            nursery.cancel_scope.cancel()
 
-    def _dispatch(self, buffer: bytearray, size: int, token: trio.lowlevel.TrioToken, nursery: trio.Nursery) -> None:
-        """Answer one request, or start its task (in trio's thread)."""
+    def _dispatch(self, buffer: bytearray, size: int, start: Callable[..., Any]) -> None:
+        """Answer one request, or `start` its task."""
         _, opcode, unique, node, uid, gid, pid, _, _ = kernel.IN_HEADER.unpack_from(buffer)
         if opcode == kernel.GETXATTR and buffer[CAPABILITY_NAME] == CAPABILITIES:
             # The kernel asks before every write (to drop a file's capabilities), passed
@@ -210,13 +191,12 @@ class Session:
             held = None
         handler = self._handlers.get(opcode)
         if handler is not None:
-            token.run_sync_soon(nursery.start_soon, self._answer, handler, unique, node,
-                                ops.RequestContext(uid, gid, pid), body, held)
+            start(self._answer, handler, unique, node, ops.RequestContext(uid, gid, pid), body, held)
         elif opcode == kernel.FORGET:
-            token.run_sync_soon(nursery.start_soon, self.fs.forget, [(node, kernel.FORGET_IN.unpack_from(body)[0])])
+            start(self.fs.forget, [(node, kernel.FORGET_IN.unpack_from(body)[0])])
         elif opcode == kernel.BATCH_FORGET:
             count, _ = kernel.BATCH_FORGET_IN.unpack_from(body)
-            token.run_sync_soon(nursery.start_soon, self.fs.forget, [
+            start(self.fs.forget, [
                 kernel.FORGET_ONE.unpack_from(body, kernel.BATCH_FORGET_IN.size + index * kernel.FORGET_ONE.size)
                 for index in range(count)])
         elif opcode == kernel.INIT:

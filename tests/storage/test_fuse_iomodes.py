@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from storage_adapters.fuse.copies import LocalCopies, LocalCopy
+from storage_adapters.fuse.copies import MAX_COPIES, LocalCopies, LocalCopy
 from storage_adapters.fuse.iomodes import IoModes, Mode
 
 
@@ -66,3 +66,14 @@ def test_copies_stay_within_their_budget_oldest_out_but_never_one_in_use(tmp_pat
     os.close(third.spool)
     copies.drop(1)
     assert forgotten == [12, 11]
+
+
+def test_copies_are_bounded_in_number_too(tmp_path: object) -> None:
+    forgotten: list[int] = []
+    copies = LocalCopies(1 << 40, forgotten.append, lambda inode, copy: False)
+    for inode in range(MAX_COPIES + 3):
+        copies.keep(inode, _copy(tmp_path, 1, inode))
+    assert forgotten == [0, 1, 2]
+    assert copies.get(2) is None and copies.get(3) is not None
+    for inode in range(3, MAX_COPIES + 3):
+        copies.drop(inode)
