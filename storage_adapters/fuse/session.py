@@ -136,7 +136,8 @@ class Session:
         self._device = device
         self._on_init = on_init
         self.passthrough = Passthrough(device)
-        self._buffers: list[bytearray] = []  # shared by the reading thread and the tasks (list ops are atomic)
+        self._no_capabilities = errno.ENOSYS if type(fs).getxattr is ops.Operations.getxattr else errno.ENODATA
+        self._buffers: list[bytearray] = []  # for requests, used again and again
         Handler = Callable[[int, ops.RequestContext, memoryview], Awaitable[Reply]]
         self._handlers: dict[int, Handler] = {
             kernel.LOOKUP: self._lookup, kernel.GETATTR: self._getattr, kernel.SETATTR: self._setattr,
@@ -178,9 +179,10 @@ class Session:
         _, opcode, unique, node, uid, gid, pid, _, _ = kernel.IN_HEADER.unpack_from(buffer)
         if opcode == kernel.GETXATTR and buffer[CAPABILITY_NAME] == CAPABILITIES:
             # The kernel asks before every write (to drop a file's capabilities), passed
-            # through or not; our stores keep none, and the answer costs no task.
+            # through or not; our stores keep none, and the answer costs no task. A file
+            # system without attributes says so once, and the kernel asks no more.
             self._buffers.append(buffer)
-            self._error(unique, errno.ENODATA)
+            self._error(unique, self._no_capabilities)
             return
         held: bytearray | None = buffer
         if opcode == kernel.WRITE:  # its data is used where it lies, and the buffer then given back
