@@ -261,7 +261,8 @@ class Session:
             want |= kernel.WRITEBACK_CACHE
         want &= offered
         self.passthrough.enabled = bool(want & kernel.PASSTHROUGH)
-        log.info("FUSE %d.%d; passthrough %s", major, minor, "on" if self.passthrough.enabled else "off")
+        log.info("FUSE %d.%d; passthrough %s", major, minor, "on" if self.passthrough.enabled else _why_not(
+            self.fs.enable_passthrough, bool(offered & kernel.PASSTHROUGH)))
         return kernel.INIT_OUT.pack(
             kernel.PROTOCOL_MAJOR, min(minor, kernel.PROTOCOL_MINOR), max_readahead, want & 0xFFFFFFFF, 0, 0,
             MAX_WRITE, 1, MAX_PAGES, 0, want >> 32,
@@ -402,6 +403,15 @@ class Session:
         if not await self.fs.access(node, mask, ctx):
             raise ops.FUSEError(errno.EACCES)
         return None
+
+
+def _why_not(asked: bool, offered: bool) -> str:
+    """Why a mount goes without passthrough, for its log."""
+    if not asked:
+        return "off"
+    if not offered:
+        return "off (this kernel has none: Linux 6.9 or later has it)"
+    return "off (it needs root; the data goes through the mount)"
 
 
 def _sized(value: bytes, size: int) -> bytes:
