@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from cluster import netns, probe, state
+from cluster.cpuwatch import CpuWatch
 from cluster.state import S3_ADDRESS
 from cluster.stores import services_dir
 from hostkit.records import load_record
@@ -70,12 +71,22 @@ def test_a_remote_node_is_its_round_trip_away_from_a_home_node(far: Cluster) -> 
 
 def test_a_long_transfer_between_regions_runs_at_the_wan_rate(far: Cluster) -> None:
     """The WAN (100 Mbit/s), not the node links (400), limits node3 -> node1. TCP carries
-    1448 bytes in a 1500-byte IP packet, so a full path shows about 96.5%."""
+    1448 bytes in a 1500-byte IP packet, so a full path shows about 96.5%. The probe's two
+    ends are this process: a transfer during which the host was saturated measured the host
+    (the study's rule, `cluster.cpuwatch`), and is measured again, three times at most (once
+    the full suite, busy beside it, made it 89.9)."""
     record = _record(far)
     node1, _, node3 = record.nodes
-    rate = probe.steady_mbit(node3, node1, seconds=10.0)
-    print(f"node3 -> node1: {rate:.1f} Mbit/s over a {WAN_MBIT} Mbit/s WAN")
-    assert abs(rate - WAN_MBIT) <= 0.10 * WAN_MBIT, f"{rate:.1f} Mbit/s for a configured {WAN_MBIT}"
+    for _ in range(3):
+        with CpuWatch(None) as watch:
+            rate = probe.steady_mbit(node3, node1, seconds=10.0)
+        assert watch.window is not None
+        print(f"node3 -> node1: {rate:.1f} Mbit/s over a {WAN_MBIT} Mbit/s WAN, "
+              f"host {watch.window.host_busy:.0%} busy")
+        if not watch.window.saturated:
+            break
+    assert abs(rate - WAN_MBIT) <= 0.10 * WAN_MBIT, (
+        f"{rate:.1f} Mbit/s for a configured {WAN_MBIT} (host {watch.window.host_busy:.0%} busy)")
 
 
 def _first_byte(client: object, namespace: str) -> float:
