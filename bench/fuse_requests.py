@@ -32,7 +32,7 @@ import psutil
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from hostkit.mounts import mounted_fstype  # noqa: E402
+from hostkit.mounts import detach, mounted_fstype  # noqa: E402
 
 MB = 1024 * 1024
 BLOCKS = {"4 KiB": 4096, "128 KiB": 128 * 1024, "1 MiB": MB}
@@ -135,7 +135,7 @@ def serve(mountpoint: str, size: int, mode: str, backing: str) -> None:
     try:
         trio.run(main, session.Session(fs, device))
     finally:
-        session.unmount(mountpoint)
+        detach(mountpoint)
         os.close(device)
 
 

@@ -111,15 +111,9 @@ class PendingFile(Edits):
         self._sequence = 0
         self._lock = trio.Lock()
         self.spool = _spool(context.spool_dir, ino)
-        self.backing: int | None = None  # its passthrough id (see fuse.frontend)
         self.version: int | None = None  # the manager's, once published
 
     # ----- local I/O -----
-
-    @property
-    def size(self) -> int:
-        """The spool's size: it holds the file's bytes, whoever wrote them (we, or the kernel)."""
-        return os.fstat(self.spool).st_size if self.spool >= 0 else 0
 
     def notice_direct_writes(self) -> None:
         """A change the kernel wrote to the spool itself may touch any chunk uploaded before."""

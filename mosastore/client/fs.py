@@ -282,10 +282,7 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
             return
         pending.version = attrs["version"]
         self._unlist(pending)
-        if self.passthrough.enabled:  # the pages of this mount hold an older version, if any
-            self._versions.pop(pending.ino, None)
-        else:  # the writes went through them
-            self._versions[pending.ino] = attrs["version"]
+        self._versions[pending.ino] = attrs["version"]
 
     async def _abandon(self, pending: PendingFile) -> None:
         await pending.discard()

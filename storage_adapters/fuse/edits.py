@@ -19,7 +19,7 @@ import os
 
 class Edits:
     """Mixin for a pending file with `edits` (changes so far) and `published` (how many of
-    them the store has) attributes."""
+    them the store has) attributes, and its local `spool`."""
 
     edits: int
     published: int
@@ -38,6 +38,11 @@ class Edits:
             self.edits += 1
         else:
             self.published = self.edits
+
+    @property
+    def size(self) -> int:
+        """The spool's size: it holds the file's bytes, whoever wrote them (we, or the kernel)."""
+        return os.fstat(self.spool).st_size if self.spool >= 0 else 0
 
     def notice_direct_writes(self) -> None:
         """Count a change if the kernel wrote the spool since it was last looked at."""

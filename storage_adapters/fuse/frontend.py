@@ -36,6 +36,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import trio
 
 from hostkit.mount_report import FAILURES_XATTR, FailureLog
+from hostkit.mounts import detach
 from storage_adapters.fuse import ops, session
 from storage_adapters.fuse.callers import killed_by_signal, thread_group
 from storage_adapters.fuse.copies import LocalCopies, LocalCopy
@@ -50,7 +51,8 @@ REFRESH_BYTES = 1 << 20
 
 
 class Pending(Protocol):
-    """A file being written on this mount (see `edits.Edits` for `changed`)."""
+    """A file being written on this mount (see `edits.Edits` for `changed`, `size` and
+    `notice_direct_writes`)."""
 
     ino: int
     opens: int  # handles that hold it
@@ -60,6 +62,9 @@ class Pending(Protocol):
 
     @property
     def changed(self) -> bool: ...
+
+    @property
+    def size(self) -> int: ...
 
     def notice_direct_writes(self) -> None: ...
 
@@ -103,8 +108,8 @@ class FrontEnd(ops.Operations, Generic[P, R]):
         self._opening: dict[int, trio.Lock] = {}
         self._handles: dict[int, Handle[P, R]] = {}
         self._modes = IoModes()
-        # Inodes written since the page cache last held them, by the kernel to a spool: their
-        # cached pages hold an older version (writes through us kept them up to date).
+        # Inodes written since the page cache last held them, past it (passed through, or with
+        # direct I/O): their cached pages hold an older version.
         self._stale_pages: set[int] = set()
         self._next_handle = 1
         self.passthrough = session.Passthrough(-1)  # the session's, once serving
@@ -170,14 +175,14 @@ class FrontEnd(ops.Operations, Generic[P, R]):
             _transplant(pending.spool, copy.spool)
             pending.close()
             pending.spool, pending.backing = copy.spool, copy.backing
-            self._stale_pages.add(pending.ino)
         else:
             if copy is not None:
                 self.passthrough.unregister(copy.backing)
                 os.close(copy.spool)
             if self._modes.can_pass_through(pending.ino, None):
                 pending.backing = self.passthrough.register(pending.spool)
-                self._stale_pages.add(pending.ino)
+        if self.passthrough.enabled:  # passed through or direct (`_opened`): past the page cache
+            self._stale_pages.add(pending.ino)
         pending.notice_direct_writes()  # the spool as it starts
 
     def _opened(self, handle: Handle[P, R]) -> ops.FileInfo:
@@ -419,7 +424,7 @@ def serve_mounted(fs: FrontEnd[Any, Any], mountpoint: str, name: str, allow_othe
     try:
         trio.run(fs.serve, session.Session(fs, device, lambda: raise_readahead(mountpoint, readahead_kb)))
     finally:
-        session.unmount(mountpoint)
+        detach(mountpoint)  # lazily, as libfuse did: files still open keep their last answers
         os.close(device)
 
 

@@ -197,11 +197,6 @@ class PendingFile(Edits):
     # started two uploads, and the older, shorter one could finish last and win.
     uploading: trio.Lock = field(default_factory=trio.Lock)
 
-    @property
-    def size(self) -> int:
-        """The spool's size: it holds the file's bytes, whoever wrote them (we, or the kernel)."""
-        return os.fstat(self.spool).st_size if self.spool >= 0 else 0
-
     def write(self, offset: int, data: bytes) -> int:
         written = os.pwrite(self.spool, data, offset)
         self.changed = True

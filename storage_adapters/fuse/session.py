@@ -16,7 +16,6 @@ import errno
 import fcntl
 import logging
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -26,13 +25,14 @@ from typing import Any
 
 import trio
 
+from hostkit.mounts import fusermount
 from storage_adapters.fuse import kernel, ops
 
 log = logging.getLogger("fuse")
 MAX_PAGES = 256  # 1 MiB per READ and WRITE request
 MAX_WRITE = MAX_PAGES * 4096
 BUFFER = MAX_WRITE + 8192  # a WRITE request with its headers
-MS_NOSUID, MS_NODEV, MNT_DETACH = 2, 4, 2
+MS_NOSUID, MS_NODEV = 2, 4
 CAPABILITIES = b"security.capability\0"
 _NAME_AT = kernel.IN_HEADER.size + kernel.GETXATTR_IN.size
 CAPABILITY_NAME = slice(_NAME_AT, _NAME_AT + len(CAPABILITIES))
@@ -88,7 +88,7 @@ def mount(mountpoint: str, name: str, allow_other: bool) -> int:
 
 def _mount_with_fusermount(mountpoint: str, name: str, options: list[str]) -> int:
     """fusermount3 mounts for a user and hands the /dev/fuse descriptor back over a socket."""
-    tool = shutil.which("fusermount3") or shutil.which("fusermount")
+    tool = fusermount()
     if tool is None:
         raise OSError(errno.ENOENT, "fusermount3 is not installed: apt-get install fuse3")
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -102,19 +102,6 @@ def _mount_with_fusermount(mountpoint: str, name: str, options: list[str]) -> in
     if not descriptors:
         raise OSError(errno.EIO, f"cannot mount {mountpoint}: fusermount3 sent no descriptor")
     return descriptors[0]
-
-
-def unmount(mountpoint: str) -> None:
-    """Detach the mount (lazily, as libfuse does: files still open keep their last answers)."""
-    if os.geteuid() == 0:
-        if _libc.umount2(mountpoint.encode(), MNT_DETACH) != 0:
-            number = ctypes.get_errno()
-            if number not in (errno.EINVAL, errno.ENOENT):  # not mounted (any more)
-                log.warning("could not unmount %s: %s", mountpoint, os.strerror(number))
-        return
-    tool = shutil.which("fusermount3") or shutil.which("fusermount")
-    if tool is not None:
-        subprocess.run([tool, "-u", "-q", "-z", "--", mountpoint], capture_output=True, check=False)
 
 
 def _name(body: memoryview) -> bytes:
