@@ -38,8 +38,11 @@ done
 
 # Byte-compile our own modules: every run starts three or more Python processes
 # (the CLI, each worker rank), and with PYTHONDONTWRITEBYTECODE set, as on some
-# managed machines, each would recompile every module at every start.
-"$VENV/bin/python" -m compileall -q -j 0 "$ROOT/engine" "$ROOT/storage_adapters" "$ROOT/mosastore" "$ROOT/apps" "$ROOT/batch" "$ROOT/cluster" "$ROOT/study" >/dev/null
+# managed machines, each would recompile every module at every start. Every package of the
+# checkout (each directory with an __init__.py), so that none is forgotten.
+packages=()
+for init in "$ROOT"/*/__init__.py; do packages+=("$(dirname "$init")"); done
+"$VENV/bin/python" -m compileall -q -j 0 "${packages[@]}" >/dev/null
 
 echo "setup: done ($("$VENV/bin/swiftcloud" --help >/dev/null && echo "swiftcloud installed in $VENV/bin"))"
 

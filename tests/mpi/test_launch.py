@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from engine.scheduler.launch import Launcher, detect_launcher, mismatch, mpiexec_command
+from engine.scheduler.launch import (HOST_LIST_VARIABLES, Launcher, detect_launcher, local_job_environment, mismatch,
+                                     mpiexec_command)
 from engine.scheduler.supervise import verdict
 
 from .conftest import mpiexec, swiftcloud
@@ -91,3 +92,17 @@ def test_local_transport_under_a_launcher_is_refused(run, tmp_path) -> None:
     result = run(mpiexec(2, *swiftcloud("run", "--transport", "local", "hello.swift")))
     assert result.returncode == 2
     assert "started 2 copies of this run with --transport local" in result.stderr
+
+
+def test_a_job_on_this_host_alone_tells_ucx_so(monkeypatch) -> None:
+    for name in HOST_LIST_VARIABLES + ("UCX_TLS",):
+        monkeypatch.delenv(name, raising=False)
+    assert local_job_environment()["UCX_TLS"] == "self,sm"
+    monkeypatch.setenv("UCX_TLS", "self,sm,tcp")
+    assert local_job_environment()["UCX_TLS"] == "self,sm,tcp"  # a user's own setting wins
+
+
+def test_a_job_a_resource_manager_may_spread_keeps_ucx_networks(monkeypatch) -> None:
+    monkeypatch.delenv("UCX_TLS", raising=False)
+    monkeypatch.setenv("SLURM_JOB_NODELIST", "node[1-4]")
+    assert "UCX_TLS" not in local_job_environment()
