@@ -17,7 +17,6 @@ output the app wrote (`apps`, `staging`).
 from __future__ import annotations
 
 import os
-import pickle
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -37,9 +36,6 @@ if TYPE_CHECKING:
 # keyword arguments script_args, script_path, python_namespace, publisher and rng.
 Builtin = Callable[..., Any]
 ContextFactory = Callable[..., Any]
-# The builtins a runner runs, by name, and the factory of their contexts.
-Library = tuple[dict[str, Builtin], ContextFactory]
-
 
 # A task with more inputs than this sizes them on threads, while its app runs: on a mount a
 # region away each stat is a round trip to the store, and a merge of 320 files spent 98 s
@@ -52,11 +48,8 @@ class TaskRunner:
     """Runs task payloads in one worker process (picklable: it travels to MPI ranks)."""
 
     def __init__(self, builtins: Mapping[str, Builtin], make_context: ContextFactory) -> None:
-        self._library: Library | bytes = (dict(builtins), make_context)
-        self._start_process()
-
-    def _start_process(self) -> None:
-        """The state a process keeps between its tasks, fresh."""
+        self._builtins = dict(builtins)
+        self._make_context = make_context
         self.apps = AppProcesses()
         self.publisher = Publisher()
         self._stores: dict[tuple[str, str | None], Any] = {}
@@ -67,16 +60,11 @@ class TaskRunner:
         self._sizers: ThreadPoolExecutor | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        # What travels is the recipe, not a process's running state. The library travels
-        # pickled on its own, to be unpickled at the first builtin task: unpickling it imports
-        # every module of the library (16 ms of CPU on each worker rank, while all of them
-        # start at once), which a workflow of apps and Python leaves never needs.
-        library = self._library if isinstance(self._library, bytes) else pickle.dumps(self._library)
-        return {"library": library}
+        # What travels is the recipe, not a process's running state.
+        return {"builtins": self._builtins, "make_context": self._make_context}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._library = state["library"]
-        self._start_process()
+        self.__init__(state["builtins"], state["make_context"])  # type: ignore[misc]
 
     def __call__(self, payload: AppSpec | PythonSpec | BuiltinCall) -> Any:
         """Run one task and return its value (an app's: its AppPhases); failures raise LeafError."""
@@ -156,15 +144,11 @@ class TaskRunner:
         return self._stores[key]
 
     def _run_builtin(self, call: BuiltinCall) -> Any:
-        if isinstance(self._library, bytes):
-            self._library = pickle.loads(self._library)
-        builtins, make_context = self._library
-        builtin = builtins.get(call.name)
+        builtin = self._builtins.get(call.name)
         if builtin is None:
             raise LeafError(f"internal error: unknown builtin '{call.name}'", retriable=False)
-        context = make_context(
-            script_args=list(call.script_args), script_path=call.script_path, python_namespace=self._namespace,
-            publisher=self.publisher, rng=self._random())
+        context = self._make_context(script_args=list(call.script_args), script_path=call.script_path,
+                                     python_namespace=self._namespace, publisher=self.publisher, rng=self._random())
         return builtin(context, *call.args)
 
     def _random(self) -> random.Random:

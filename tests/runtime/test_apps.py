@@ -277,26 +277,6 @@ def test_builtin_call_on_a_worker() -> None:
     assert run_leaf(BuiltinCall("argv", ("n",), script_args=("--n=5",))) == "5"
 
 
-def test_a_runner_sent_to_a_worker_loads_the_library_at_its_first_builtin_task(tmp_path) -> None:
-    # A worker process that never runs a builtin never imports the library's modules.
-    from engine.runtime.builtins import SimpleContext, worker_builtins
-
-    (tmp_path / "runner.pickle").write_bytes(pickle.dumps(TaskRunner(worker_builtins(), SimpleContext)))
-    program = textwrap.dedent("""
-        import pickle, sys
-        from engine.task.contract import AppSpec, BuiltinCall
-        runner = pickle.loads(open(sys.argv[1], "rb").read())
-        runner(AppSpec(argv=("true",)))
-        print("engine.runtime.builtins" in sys.modules)
-        print(runner(BuiltinCall("system1", ("echo 5",))))
-        print("engine.runtime.builtins" in sys.modules)
-    """)
-    ran = subprocess.run([sys.executable, "-c", program, str(tmp_path / "runner.pickle")], capture_output=True,
-                         text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
-    assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.split() == ["False", "5", "True"]
-
-
 def test_builtin_errors_become_final_leaf_errors() -> None:
     with pytest.raises(LeafError) as caught:
         run_leaf(BuiltinCall("argv", ("n",)))
