@@ -15,9 +15,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import psutil
-
 from hostkit.errors import ServiceError, redact
+from hostkit.process_start import is_zombie, start_time
 
 
 @dataclass
@@ -104,11 +103,8 @@ def log_tail(log_path: str, secrets: tuple[str, ...] = (), lines: int = 15) -> s
 
 def is_running(pid: int, create_time: float) -> bool:
     """True when `pid` is alive and is the very process started at `create_time`."""
-    try:
-        process = psutil.Process(pid)
-        return abs(process.create_time() - create_time) < 0.01 and process.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
+    started = start_time(pid)
+    return started is not None and abs(started - create_time) < 0.01 and not is_zombie(pid)
 
 
 def stop_process(pid: int, create_time: float, timeout: float = 10.0) -> bool:
@@ -116,6 +112,8 @@ def stop_process(pid: int, create_time: float, timeout: float = 10.0) -> bool:
     if not is_running(pid, create_time):
         _reap(pid)
         return False
+    import psutil  # here: 8 ms to import, which every command that checks on a process would pay
+
     process = psutil.Process(pid)
     process.send_signal(signal.SIGTERM)
     try:
@@ -129,10 +127,7 @@ def stop_process(pid: int, create_time: float, timeout: float = 10.0) -> bool:
 
 def create_time(pid: int) -> float:
     """When process `pid` started (0.0 if it is gone): with the PID, what identifies it."""
-    try:
-        return psutil.Process(pid).create_time()
-    except psutil.Error:
-        return 0.0
+    return start_time(pid) or 0.0
 
 
 def _reap(pid: int) -> None:

@@ -37,6 +37,7 @@ QUICK_MODULES = frozenset({
     "scheduler/test_policy.py",
     "scheduler/test_local.py",
     "scheduler/test_worker.py",
+    "scheduler/test_process_start.py",
     "storage/test_local.py",
     "storage/test_paths.py",
     "storage/test_config.py",
