@@ -7,6 +7,7 @@ carry it. Tests use this only to assert and to clean up what they started.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import psutil
@@ -25,6 +26,13 @@ def marked(variable: str, mark: str) -> list[psutil.Process]:
         except psutil.Error:
             continue  # ended meanwhile
     return found
+
+
+def kill_marked(variable: str, mark: str) -> None:
+    """Clean-up: SIGKILL the marked processes still running (one may end meanwhile)."""
+    for process in marked(variable, mark):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
 
 
 def left_after(variable: str, mark: str, timeout: float) -> list[psutil.Process]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.marked import left_after, marked
+from tests.marked import kill_marked, left_after, marked
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = "SWIFTCLOUD_KILL_TEST"
@@ -43,13 +43,13 @@ def test_killing_the_engine_leaves_no_process(tmp_path: Path, transport: str, si
                                "naps.swift"], cwd=tmp_path, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        # Each app writes its PID, then becomes `sleep`: a file may be read before its line is
+        # whole, and an app's environment found empty while it execs, so both are awaited.
         deadline = time.monotonic() + 60
-        while not all((tmp_path / f"started-{i}").exists() for i in (1, 2)):
+        while (apps := _started(tmp_path)) is None or not set(apps) <= {p.pid for p in _marked(mark)}:
             assert engine.poll() is None, "the run ended before its apps started"
-            assert time.monotonic() < deadline, "the apps never started"
+            assert time.monotonic() < deadline, f"the apps never started, or not marked: {apps}"
             time.sleep(0.05)
-        apps = [int((tmp_path / f"started-{i}").read_text()) for i in (1, 2)]
-        assert set(apps) <= {p.pid for p in _marked(mark)}
         engine.send_signal(signum)
         engine.wait(timeout=30)
         alive = left_after(MARK, mark, timeout=20)
@@ -57,8 +57,14 @@ def test_killing_the_engine_leaves_no_process(tmp_path: Path, transport: str, si
     finally:
         if engine.poll() is None:
             engine.kill()
-        for process in _marked(mark):
-            process.kill()
+        kill_marked(MARK, mark)
+
+
+def _started(directory: Path) -> list[int] | None:
+    """The PIDs the two apps wrote, once both lines are whole."""
+    lines = [(directory / f"started-{i}").read_text() if (directory / f"started-{i}").exists() else ""
+             for i in (1, 2)]
+    return [int(line) for line in lines] if all(line.endswith("\n") for line in lines) else None
 
 
 def test_a_lost_workers_app_is_ended_and_its_task_runs_again(tmp_path: Path) -> None:
@@ -87,7 +93,6 @@ def test_a_lost_workers_app_is_ended_and_its_task_runs_again(tmp_path: Path) -> 
     finally:
         if engine.poll() is None:
             engine.kill()
-        for process in _marked(mark):
-            process.kill()
+        kill_marked(MARK, mark)
     assert engine.returncode == 0, err
     assert (tmp_path / "result.txt").read_text() == "second\n"

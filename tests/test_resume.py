@@ -31,7 +31,7 @@ from typing import Callable
 import psutil
 import pytest
 
-from tests.marked import left_after, marked
+from tests.marked import kill_marked, left_after, marked
 
 from engine.observe.restart import read_restart_log
 from engine.observe.runlog import read_events
@@ -218,8 +218,7 @@ def test_a_crashed_run_resumes_with_only_the_rest(tmp_path: Path, reference: dic
     finally:
         if first.poll() is None:
             first.kill()
-        for process in _marked(mark):
-            process.kill()
+        kill_marked(MARK, mark)
 
     done_before = {name: data for name, data in outputs.read().items() if not name.startswith(".")}
     for name, data in done_before.items():  # nothing half-written under a mapped name

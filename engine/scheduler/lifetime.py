@@ -25,9 +25,11 @@ import ctypes
 import os
 import signal
 import sys
+import time
 from typing import NoReturn
 
 WORKER_TOKEN_ENV = "SWIFTCLOUD_WORKER_TOKEN"
+CARRIER_RESCAN_S = 0.02  # an exec takes well under this
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
@@ -122,7 +124,16 @@ def _detach() -> None:
 def kill_carriers(token: str) -> None:
     """SIGKILL every process carrying `token` (and its process group when it leads one),
     except this one. Each is held by a pidfd and checked again, so a number that went to
-    another process between the scan and the kill is spared."""
+    another process between the scan and the kill is spared. A process in the middle of an
+    exec can show an empty environment for that moment (the kill test's own scan, which
+    reads environments the same way, once missed an app becoming `sleep`), hence a second
+    scan a little later."""
+    _kill_carriers_found(token)
+    time.sleep(CARRIER_RESCAN_S)
+    _kill_carriers_found(token)
+
+
+def _kill_carriers_found(token: str) -> None:
     entry = _environ_entry(WORKER_TOKEN_ENV, token)
     for pid in pids_with_env(WORKER_TOKEN_ENV, token):
         if pid == os.getpid():

@@ -9,7 +9,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from tests.marked import left_after, marked
+from tests.marked import kill_marked, left_after, marked
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = "SWIFTCLOUD_GUARD_TEST"
@@ -38,8 +38,7 @@ def test_an_app_dies_with_its_worker_killed_by_sigkill() -> None:
         assert not alive, f"left behind: {alive}"
     finally:
         worker.kill()
-        for process in marked(MARK, mark):
-            process.kill()
+        kill_marked(MARK, mark)
 
 
 def test_a_worker_that_ends_normally_takes_its_guard_along() -> None:
@@ -54,8 +53,7 @@ def test_a_worker_that_ends_normally_takes_its_guard_along() -> None:
         assert not alive, f"left behind: {alive}"  # the guard ended the app, then itself
     finally:
         worker.kill()
-        for process in marked(MARK, mark):
-            process.kill()
+        kill_marked(MARK, mark)
 
 
 def test_an_exit_without_teardown_runs_the_exit_handlers_and_keeps_the_status() -> None:
