@@ -45,6 +45,7 @@ from typing import Any
 from cluster import netns
 from hostkit import shm
 from hostkit.errors import MissingDependencyError, ServiceError
+from hostkit.process_start import is_zombie
 from hostkit.processes import log_tail, spawn, wait_until
 from hostkit.records import ServiceRecord, forget_record, record_process, running_record, save_record, service_dir
 
@@ -180,18 +181,13 @@ def _live(namespace: str) -> list[int]:
 
 
 def _zombie(pid: int) -> bool:
+    if not is_zombie(pid):
+        return False
     try:
-        with open(f"/proc/{pid}/stat") as handle:
-            state = handle.read().rpartition(")")[2].split()[0]
-    except (OSError, IndexError):
-        return True
-    if state == "Z":
-        try:
-            os.waitpid(pid, os.WNOHANG)  # ours (spawned daemons): collect it
-        except ChildProcessError:
-            pass
-        return True
-    return False
+        os.waitpid(pid, os.WNOHANG)  # ours (spawned daemons): collect it
+    except ChildProcessError:
+        pass
+    return True
 
 
 def _prepare_munge(munge: str, mungekey: str) -> str:

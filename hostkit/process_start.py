@@ -1,14 +1,16 @@
-"""When a process started, read from /proc/PID/stat: with its PID, what tells it from a later
-process given the same number. In clock ticks since boot (field 22), and in seconds since the
-epoch as psutil's `create_time` computes it (boot time from /proc/stat plus the ticks), so that
-records made either way compare. Standard library only, so that a launcher that must start
-fast (cluster.node_exec) can use it, and so that checking on a process costs no import of
-psutil (8 ms)."""
+"""When a process started, and whether it has ended, read from /proc/PID/stat: with its PID,
+its start is what tells it from a later process given the same number. In clock ticks since
+boot (field 22), and in seconds since the epoch as psutil's `create_time` computes it (boot
+time from /proc/stat plus the ticks), so that records made either way compare. Standard
+library only, so that a launcher that must start fast (cluster.node_exec) can use it, and so
+that checking on a process costs no import of psutil (8 ms)."""
 
 from __future__ import annotations
 
 import functools
 import os
+
+ENDED = ("Z", "X")  # the states of a process that has ended: zombie, dead
 
 
 def start_ticks(pid: int) -> int | None:
@@ -19,14 +21,25 @@ def start_ticks(pid: int) -> int | None:
 
 def start_time(pid: int) -> float | None:
     """Process `pid`'s start time in seconds since the epoch; None if it is gone."""
-    ticks = start_ticks(pid)
-    return None if ticks is None else _boot_time() + ticks / os.sysconf("SC_CLK_TCK")
+    fields = _stat_fields(pid)
+    return None if fields is None else _seconds(fields)
+
+
+def running_since(pid: int) -> float | None:
+    """Process `pid`'s start time in seconds since the epoch while it runs; None once it has
+    ended (a zombie, its exit status not yet collected) or is gone."""
+    fields = _stat_fields(pid)
+    return None if fields is None or fields[0] in ENDED else _seconds(fields)
 
 
 def is_zombie(pid: int) -> bool:
     """Has process `pid` ended, its exit status not yet collected (or is it gone)?"""
     fields = _stat_fields(pid)
-    return fields is None or fields[0] in ("Z", "X")
+    return fields is None or fields[0] in ENDED
+
+
+def _seconds(fields: list[str]) -> float:
+    return _boot_time() + int(fields[19]) / os.sysconf("SC_CLK_TCK")
 
 
 def _stat_fields(pid: int) -> list[str] | None:

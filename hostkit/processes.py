@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hostkit.errors import ServiceError, redact
-from hostkit.process_start import is_zombie, start_time
+from hostkit.process_start import running_since, start_time
 
 
 @dataclass
@@ -103,8 +103,8 @@ def log_tail(log_path: str, secrets: tuple[str, ...] = (), lines: int = 15) -> s
 
 def is_running(pid: int, create_time: float) -> bool:
     """True when `pid` is alive and is the very process started at `create_time`."""
-    started = start_time(pid)
-    return started is not None and abs(started - create_time) < 0.01 and not is_zombie(pid)
+    started = running_since(pid)
+    return started is not None and abs(started - create_time) < 0.01
 
 
 def stop_process(pid: int, create_time: float, timeout: float = 10.0) -> bool:

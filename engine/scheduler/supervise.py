@@ -34,6 +34,7 @@ from typing import Mapping, Sequence
 from engine.scheduler.lifetime import become_subreaper, die_with_parent
 from hostkit import shm
 from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
+from hostkit.process_start import is_zombie
 
 STATUS_ENV = "SWIFTCLOUD_MPI_STATUS"
 TICK_S = 0.1
@@ -178,15 +179,7 @@ def _descendants(pid: int) -> list[int]:
 def _ranks_alive(launcher: int) -> bool:
     """Does any MPI process still run? (mpiexec -> one proxy per node -> ranks; a proxy
     reaps a dead rank only once its output pipes close, so zombies do not count.)"""
-    return any(not _zombie(rank) for proxy in _children(launcher) for rank in _children(proxy))
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rpartition(")")[2].split()[0] in ("Z", "X")
-    except (OSError, IndexError):
-        return True  # gone already
+    return any(not is_zombie(rank) for proxy in _children(launcher) for rank in _children(proxy))
 
 
 def _kill_orphans(launcher: int) -> None:

@@ -8,7 +8,6 @@ case with what it saw; the worker ranks serve tasks from `tests.scheduler.runner
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from engine.scheduler import launch
 from engine.scheduler.dispatch import Scheduler, SchedulerAborted
 from engine.scheduler.mpi_world import TAG
 from engine.task.contract import Completion, Task
+from hostkit.process_start import is_zombie
 from tests.scheduler.runners import RUNNER
 
 
@@ -127,12 +127,7 @@ def abort(workdir: Path, world: Any) -> dict[str, Any]:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().rpartition(")")[2].split()[0] != "Z"
+    return not is_zombie(pid)
 
 
 CASES: dict[str, Callable[[Path, Any], dict[str, Any]]] = {
