@@ -15,26 +15,26 @@ ENDED = ("Z", "X")  # the states of a process that has ended: zombie, dead
 
 def start_ticks(pid: int) -> int | None:
     """Process `pid`'s start time in clock ticks since boot; None if it is gone."""
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     return int(fields[19]) if fields is not None else None
 
 
 def start_time(pid: int) -> float | None:
     """Process `pid`'s start time in seconds since the epoch; None if it is gone."""
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     return None if fields is None else _seconds(fields)
 
 
 def running_since(pid: int) -> float | None:
     """Process `pid`'s start time in seconds since the epoch while it runs; None once it has
     ended (a zombie, its exit status not yet collected) or is gone."""
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     return None if fields is None or fields[0] in ENDED else _seconds(fields)
 
 
 def is_zombie(pid: int) -> bool:
     """Has process `pid` ended, its exit status not yet collected (or is it gone)?"""
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     return fields is None or fields[0] in ENDED
 
 
@@ -42,8 +42,9 @@ def _seconds(fields: list[str]) -> float:
     return _boot_time() + int(fields[19]) / os.sysconf("SC_CLK_TCK")
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command's name (the state first); None if gone."""
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (which may hold spaces and
+    parentheses), the state first; None if the process is gone."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
             fields = stat.read().rpartition(")")[2].split()

@@ -15,6 +15,8 @@ then discards the file instead of publishing half of it.
 
 from __future__ import annotations
 
+from hostkit.process_start import ENDED, stat_fields
+
 NODE_VARIABLE = b"SWIFTCLOUD_NODE="
 PF_EXITING = 0x4
 
@@ -50,16 +52,9 @@ def killed_by_signal(pid: int) -> bool:
     """True when process `pid` is exiting (or exited) because a signal killed it."""
     if pid <= 0:
         return False
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat_file:
-            text = stat_file.read()
-    except OSError:
+    fields = stat_fields(pid)
+    if fields is None or len(fields) < 50:  # gone, or a kernel before 3.5 (no exit code here)
         return False
-    # The command name may contain spaces and parentheses: fields start after the last ')'.
-    fields = text[text.rfind(b")") + 2:].split()
-    try:
-        state, flags, exit_code = fields[0], int(fields[6]), int(fields[49])
-    except (IndexError, ValueError):
-        return False
-    exiting = bool(flags & PF_EXITING) or state in (b"Z", b"X")
+    state, flags, exit_code = fields[0], int(fields[6]), int(fields[49])
+    exiting = bool(flags & PF_EXITING) or state in ENDED
     return exiting and (exit_code & 0x7F) != 0
