@@ -170,15 +170,14 @@ class FrontEnd(ops.Operations, Generic[P, R]):
         through its page cache. Where it has files of the inode passed through to the local
         copy of the version before, the kernel allows no other file: the new version is
         written in the copy's file (its readers see it change, as on a local disk)."""
-        copy = self._copies.take(pending.ino)  # a new version: the copy of the old one is no use now
+        copy = self._copies.get(pending.ino)
         if copy is not None and self._modes.passed_through(pending.ino, copy.backing):
+            self._copies.take(pending.ino)
             _transplant(pending.spool, copy.spool)
             pending.close()
             pending.spool, pending.backing = copy.spool, copy.backing
         else:
-            if copy is not None:
-                self.passthrough.unregister(copy.backing)
-                os.close(copy.spool)
+            self._copies.drop(pending.ino)  # a new version: the copy of the old one is no use now
             if self._modes.can_pass_through(pending.ino, None):
                 pending.backing = self.passthrough.register(pending.spool)
         if self.passthrough.enabled:  # passed through or direct (`_opened`): past the page cache
