@@ -277,13 +277,6 @@ class PendingFile(Edits):
         if chunks:
             await self._context.call("discard", chunks=chunks)
 
-    def close(self) -> None:
-        """Drop the local spool (after the last handle is released); once only, since a second
-        close would close whatever reused the descriptor's number."""
-        if self.spool >= 0:
-            os.close(self.spool)
-            self.spool = -1
-
 
 def _spool(directory: str, ino: int) -> int:
     """An anonymous local file (unlinked at once, so nothing is left behind by a crash)."""

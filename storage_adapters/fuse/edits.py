@@ -19,7 +19,7 @@ import os
 
 class Edits:
     """Mixin for a pending file with `edits` (changes so far) and `published` (how many of
-    them the store has) attributes, and its local `spool`."""
+    them the store has) attributes, and its local `spool` (closed once, by `close`)."""
 
     edits: int
     published: int
@@ -43,6 +43,13 @@ class Edits:
     def size(self) -> int:
         """The spool's size: it holds the file's bytes, whoever wrote them (we, or the kernel)."""
         return os.fstat(self.spool).st_size if self.spool >= 0 else 0
+
+    def close(self) -> None:
+        """Drop the local spool (after the last handle is released); once only, since a second
+        close would close whatever reused the descriptor's number."""
+        if self.spool >= 0:
+            os.close(self.spool)
+            self.spool = -1
 
     def notice_direct_writes(self) -> None:
         """Count a change if the kernel wrote the spool since it was last looked at."""

@@ -209,11 +209,6 @@ class PendingFile(Edits):
         os.ftruncate(self.spool, size)
         self.changed = True
 
-    def close(self) -> None:
-        if self.spool >= 0:  # once only: its number may be another file's afterwards
-            os.close(self.spool)
-            self.spool = -1
-
 
 class PathFS(FrontEnd[PendingFile, BlockReader]):
     """FUSE operations over the namespace of one `Remote` (the overlay is keyed by path)."""
