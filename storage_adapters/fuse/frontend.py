@@ -20,7 +20,8 @@ local copy of that version (`copies`, for stores that name their versions), whic
 reads directly while the store still names the same version. The kernel lets an inode's open
 files be all read through its page cache or all passed through to one file (`iomodes`): a file
 rewritten while this mount reads it through the page cache goes through us (direct I/O), and
-one rewritten while it is read from its local copy is written in the copy.
+one rewritten while it is read from its local copy is written in the copy. An open for reading
+while a file is being written here reads the file being written, never the page cache.
 """
 
 from __future__ import annotations
@@ -274,22 +275,20 @@ class FrontEnd(ops.Operations, Generic[P, R]):
         if flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR):
             pending = await self._writable(inode, tgid, truncate=bool(flags & os.O_TRUNC))
             return self._opened(Handle(pending, None, tgid, True, inode))
+        reader = None
         pending = self._pending.get(inode)
-        if pending is not None:
-            return self._opened(Handle(pending, None, tgid, False, inode))
-        # Reserved while the store is asked: a writer that starts meanwhile must not pass a new
-        # spool through (this file may be read through the page cache, and the kernel's size
-        # of the file would run ahead of the version read here).
-        self._modes.reserve(inode)
-        try:
+        if pending is None:
             reader, info = await self._open_reader(inode, tgid)
-        finally:
-            self._modes.unreserve(inode)
-        pending = self._pending.get(inode)
-        if pending is not None and pending.backing is not None:
-            # A writer took over the copy that files of the inode were passed through to.
-            await self._close_reader(reader)
-            return self._opened(Handle(pending, None, tgid, False, inode))
+            pending = self._pending.get(inode)
+        if pending is not None:
+            # Read from the file being written here, whose size the kernel now knows, even when
+            # its writer started while the store was asked: a file read through the page cache
+            # beside one that grows the file past the cache (passed through, or direct I/O)
+            # can read zeros where the kernel's size ran ahead of its cached pages.
+            opened = self._opened(Handle(pending, None, tgid, False, inode))
+            if reader is not None:
+                await self._close_reader(reader)
+            return opened
         handle: Handle[P, R] = Handle(None, reader, tgid, False, inode)
         copy = self._copies.get(inode)
         version = self._reader_version(reader)

@@ -25,7 +25,6 @@ class _Opens:
     cached: int = 0
     passthrough: int = 0
     backing: int | None = None  # what the passed-through files use
-    reserved: int = 0  # opens still asking the store, which may end up cached
 
 
 class IoModes:
@@ -35,29 +34,19 @@ class IoModes:
         self._inodes: dict[int, _Opens] = {}
 
     def can_pass_through(self, inode: int, backing: int | None) -> bool:
-        """May a file of `inode` be passed through to `backing` (None: a backing not yet used,
-        which reserved opens also forbid)?"""
+        """May a file of `inode` be passed through to `backing` (None: a backing not yet used)?"""
         opens = self._inodes.get(inode)
         if opens is None:
             return True
         if opens.cached:
             return False
         if backing is None:
-            return opens.passthrough == 0 and opens.reserved == 0
+            return opens.passthrough == 0
         return opens.passthrough == 0 or opens.backing == backing
 
     def can_cache(self, inode: int) -> bool:
         opens = self._inodes.get(inode)
         return opens is None or opens.passthrough == 0
-
-    def reserve(self, inode: int) -> None:
-        """An open is asking the store how to answer."""
-        self._inodes.setdefault(inode, _Opens()).reserved += 1
-
-    def unreserve(self, inode: int) -> None:
-        opens = self._inodes[inode]
-        opens.reserved -= 1
-        self._forget_if_idle(inode, opens)
 
     def passed_through(self, inode: int, backing: int) -> bool:
         """Has the kernel files of `inode` open, passed through to `backing`?"""
@@ -87,5 +76,5 @@ class IoModes:
         self._forget_if_idle(inode, opens)
 
     def _forget_if_idle(self, inode: int, opens: _Opens) -> None:
-        if opens.cached <= 0 and opens.passthrough <= 0 and opens.reserved <= 0:
+        if opens.cached <= 0 and opens.passthrough <= 0:
             del self._inodes[inode]

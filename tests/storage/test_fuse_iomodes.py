@@ -31,15 +31,6 @@ def test_files_passed_through_bind_every_other_open_to_their_backing() -> None:
     assert not modes.passed_through(5, 7) and modes.can_cache(5) and modes.can_pass_through(5, 8)
 
 
-def test_an_open_still_asking_the_store_forbids_a_new_backing_only() -> None:
-    modes = IoModes()
-    modes.reserve(5)
-    assert not modes.can_pass_through(5, None)
-    assert modes.can_pass_through(5, 7) and modes.can_cache(5)
-    modes.unreserve(5)
-    assert modes.can_pass_through(5, None)
-
-
 def _copy(tmp_path: object, size: int, backing: int) -> LocalCopy:
     descriptor = os.open(os.path.join(str(tmp_path), f"copy-{backing}"), os.O_RDWR | os.O_CREAT, 0o600)
     return LocalCopy(version=backing, spool=descriptor, backing=backing, size=size)
