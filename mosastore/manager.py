@@ -1,7 +1,7 @@
 """The MosaStore manager: namespace and metadata server, benefactor registry, garbage collector.
 
 Clients ask it for names, attributes and chunk lists (one `open` per file
-open, never one request per chunk), reserve inode numbers for new files,
+open, never one request per chunk), reserve blocks of inode numbers for new files,
 ask for a placement plan and commit finished files. Benefactors register by
 heart-beating every second; one that is silent for `dead_after` seconds is
 not given new chunks (its replicas still serve reads when it comes back).
@@ -45,6 +45,7 @@ from mosastore.server import Reply, Server
 log = logging.getLogger("mosastore.manager")
 DEFAULT_CHUNK_SIZE = 1024 * 1024
 READDIR_BATCH = 1000
+MAX_RESERVED = 4096  # inode numbers one `reserve` may take
 GC_BATCH = 2000
 REPAIR_BATCH = 200  # files read from the metadata at a time by the repair thread
 # A repair round that could copy nothing (no survivor, no room) is not run again until the
@@ -160,11 +161,11 @@ class Manager:
     # ----- writing files -----
 
     def op_reserve(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        """A new inode number and the placement plan inherited from the parent directory."""
-        parent = _int(request, "parent")
-        self.metadata.getattr(parent)
-        plan = self._plan(self._inherited_hint(parent), str(request["writer"]))
-        return ok(ino=self.metadata.reserve(), chunk_size=self.chunk_size, plan=plan), b""
+        """A block of `count` fresh inode numbers for files a client will create (`ino`, the first)."""
+        count = _int(request, "count")
+        if not 1 <= count <= MAX_RESERVED:
+            raise OSError(errno.EINVAL, f"count must be 1 to {MAX_RESERVED}")
+        return ok(ino=self.metadata.reserve(count), count=count), b""
 
     def op_plan(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         """The plan for an explicit hint, or for the hint of inode `start` or its nearest ancestor."""
@@ -175,8 +176,9 @@ class Manager:
         keys = ("size", "chunk_size", "chunks", "mode", "uid", "gid", "mtime_ns", "xattrs")
         fields = {key: request[key] for key in keys}
         _check_chunks(fields["chunks"])
-        attrs = self.metadata.commit(_int(request, "ino"), _int(request, "parent"), str(request["name"]), fields)
-        return ok(attrs=attrs), b""
+        attrs, parent = self.metadata.commit(_int(request, "ino"), _int(request, "parent"), str(request["name"]),
+                                             fields)
+        return ok(attrs=attrs, parent=parent), b""
 
     def op_discard(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         """Chunks of a write that was abandoned: collect them."""

@@ -163,11 +163,11 @@ class Metadata:
 
     # ----- namespace changes -----
 
-    def reserve(self) -> int:
-        """A fresh inode number for a file being written (never reused)."""
+    def reserve(self, count: int = 1) -> int:
+        """The first of `count` fresh inode numbers (never reused)."""
         with self._tx() as db:
             ino = db.execute("SELECT value FROM counters WHERE name = 'next_ino'").fetchone()[0]
-            db.execute("UPDATE counters SET value = ? WHERE name = 'next_ino'", (ino + 1,))
+            db.execute("UPDATE counters SET value = ? WHERE name = 'next_ino'", (ino + count,))
             return ino
 
     def mkdir(self, parent: int, name: str, mode: int, uid: int, gid: int) -> dict[str, Any]:
@@ -245,9 +245,11 @@ class Metadata:
             self._touch(db, new_parent, now)
             return target["ino"] if target is not None else None
 
-    def commit(self, ino: int, parent: int, name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    def commit(self, ino: int, parent: int, name: str,
+               fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """Publish a written file: insert it under parent/name (replacing a file there),
-        or update inode `ino` in place when it already exists (a rewrite)."""
+        or update inode `ino` in place when it already exists (a rewrite). Returns the
+        file's attributes and, if it was inserted, its directory's."""
         chunks = fields["chunks"]
         now = time.time_ns()
         values = (fields["size"], fields["chunk_size"], json.dumps(chunks), fields["mode"], fields["uid"],
@@ -259,7 +261,7 @@ class Metadata:
                 self._discard(db, [c for c in json.loads(existing["chunks"]) if c[0] not in kept])
                 db.execute("UPDATE inodes SET size=?, chunk_size=?, chunks=?, mode=?, uid=?, gid=?, mtime_ns=?, "
                            "ctime_ns=?, xattrs=?, version = version + 1 WHERE ino = ?", (*values, ino))
-                return _attrs(self._row(db, ino))
+                return _attrs(self._row(db, ino)), None
             self._directory(db, parent)
             target = self._child(db, parent, name)
             if target is not None:
@@ -269,7 +271,7 @@ class Metadata:
             db.execute("INSERT INTO inodes (size, chunk_size, chunks, mode, uid, gid, mtime_ns, ctime_ns, xattrs, "
                        "ino, parent, name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", (*values, ino, parent, name))
             self._touch(db, parent, now)
-            return _attrs(self._row(db, ino))
+            return _attrs(self._row(db, ino)), _attrs(self._row(db, parent))
 
     def setattr(self, ino: int, changes: dict[str, int]) -> dict[str, Any]:
         """Change mode (permission bits), uid, gid or mtime."""

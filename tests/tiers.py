@@ -44,6 +44,7 @@ QUICK_MODULES = frozenset({
     "storage/test_retries.py",
     "storage/test_mount_report.py",
     "storage/test_fuse_iomodes.py",
+    "storage/test_mosastore_directories.py",
 })
 
 

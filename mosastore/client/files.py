@@ -7,8 +7,9 @@ reads ahead when access is sequential.
 A `PendingFile` is a file being written. Its bytes go to an anonymous local
 spool file (any write pattern works: appends, overwrites, holes,
 truncation). As soon as a chunk is complete and sequentially written it is
-uploaded in the background to the benefactors its placement plan names; a
-later write into an uploaded chunk marks it dirty. `commit()` (on close)
+uploaded in the background to the benefactors its placement plan names (asked
+of the manager before the first upload: an empty file never asks); a later
+write into an uploaded chunk marks it dirty. `commit()` (on close)
 uploads what is left, then asks the manager to publish the file in one
 transaction: until then no other client can see it, so a file is never
 visible half-written. `discard()` drops a write (its writer was killed) and
@@ -29,9 +30,11 @@ from mosastore.benefactor import chunk_key, new_write_id
 from mosastore.client.cache import ChunkCache
 from mosastore.client.netem import LinkEmulator
 from mosastore.client.store import StoreClient
-from mosastore.placement import Plan, chunk_nodes
+from mosastore.placement import PLACEMENT_XATTR, Plan, chunk_nodes
 
 PARALLEL_UPLOADS = 8
+# Inode numbers reserved at the manager at once: a file created here then costs it no request.
+INODE_BLOCK = 256
 
 
 @dataclass
@@ -45,10 +48,20 @@ class Context:
     spool_dir: str
     readahead: int = 8
     upload_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(16))
+    inodes: range = range(0)  # reserved at the manager, not used yet
 
     async def call(self, op: str, payload: bytes = b"", **fields: Any) -> tuple[dict[str, Any], bytearray]:
         """A manager request from a worker thread."""
         return await trio.to_thread.run_sync(lambda: self.client.call(op, payload, **fields))
+
+    async def new_inode(self) -> int:
+        """A fresh inode number for a file created here. Numbers are never reused, so two
+        creates that both reserve a block at once only leave numbers unused."""
+        if not self.inodes:
+            reply, _ = await self.call("reserve", count=INODE_BLOCK)
+            self.inodes = range(reply["ino"], reply["ino"] + reply["count"])
+        ino, self.inodes = self.inodes[0], self.inodes[1:]
+        return ino
 
 
 class ChunkReader:
@@ -87,12 +100,12 @@ class PendingFile(Edits):
     """A file being written through this mount, invisible elsewhere until `commit()`."""
 
     def __init__(self, context: Context, ino: int, parent: int, name: str, attrs: dict[str, int],
-                 writer: str, plan: Plan, chunk_size: int, xattrs: dict[str, str], committed: bool) -> None:
+                 writer: str, chunk_size: int, xattrs: dict[str, str], committed: bool) -> None:
         self._context = context
         self.ino, self.parent, self.name = ino, parent, name
         self.attrs = dict(attrs)  # mode, uid, gid, mtime_ns
         self.writer = writer
-        self.plan = plan
+        self.plan: Plan | None = None  # see `placement`
         self.chunk_size = chunk_size
         self.xattrs = dict(xattrs)
         self.committed = committed  # the inode exists at the manager (an in-place rewrite)
@@ -142,12 +155,13 @@ class PendingFile(Edits):
                 self._dirty.add(index)
         complete = self._contiguous // self.chunk_size
         while self._scheduled < complete:
+            plan = await self.placement()
             while len(self._inflight) >= PARALLEL_UPLOADS:
                 await next(iter(self._inflight.values())).wait()
             index = self._scheduled
             self._scheduled += 1
             if index not in self._uploaded and index not in self._inflight:
-                self._start_upload(index)
+                self._start_upload(index, plan)
         return len(data)
 
     def truncate(self, size: int) -> None:
@@ -159,37 +173,49 @@ class PendingFile(Edits):
         self.changed = True
         self.attrs["mtime_ns"] = time.time_ns()
 
-    def replan(self, plan: Plan) -> None:
-        """A new placement (its hint or writer changed): everything uploaded goes again at commit."""
-        self.plan = plan
+    def replan(self) -> None:
+        """Its hint or writer changed: a new placement is asked for, and everything uploaded
+        goes again at commit."""
+        self.plan = None
         self._dirty.update(self._uploaded)
         self.changed = True
 
-    def planned_nodes(self) -> list[str]:
+    async def placement(self) -> Plan:
+        """Where the chunks go: the file's own hint, or its directory's nearest, for its writer.
+        Asked once (two callers at once may both ask: the plans are equally good)."""
+        if self.plan is None:
+            hint = self.xattrs.get(PLACEMENT_XATTR)
+            reply, _ = await self._context.call("plan", start=self.parent, writer=self.writer,
+                                                hint=bytes.fromhex(hint).decode() if hint else "")
+            self.plan = Plan.from_json(reply["plan"])
+        return self.plan
+
+    async def planned_nodes(self) -> list[str]:
         """Nodes that hold (or will hold) this file's chunks."""
+        plan = await self.placement()
         count = max(1, -(-self.size // self.chunk_size))
         seen: dict[str, None] = {}
         for index in range(count):
             for node in (self._uploaded[index][1] if index in self._uploaded and index not in self._dirty
-                         else chunk_nodes(self.plan, index)):
+                         else chunk_nodes(plan, index)):
                 seen.setdefault(node)
         return list(seen)
 
     # ----- uploads -----
 
-    def _start_upload(self, index: int) -> None:
+    def _start_upload(self, index: int, plan: Plan) -> None:
         self._dirty.discard(index)
         self._inflight[index] = trio.Event()
-        self._context.nursery.start_soon(self._upload, index)
+        self._context.nursery.start_soon(self._upload, index, plan)
 
-    async def _upload(self, index: int) -> None:
+    async def _upload(self, index: int, plan: Plan) -> None:
         try:
             offset = index * self.chunk_size
             length = max(0, min(self.chunk_size, self.size - offset))
             data = os.pread(self.spool, length, offset)
             key = chunk_key(self.ino, self._write_id, self._sequence)
             self._sequence += 1
-            targets = chunk_nodes(self.plan, index)
+            targets = chunk_nodes(plan, index)
             nodes: list[str] = []
             async with trio.open_nursery() as copies:
                 for node in targets:
@@ -230,7 +256,9 @@ class PendingFile(Edits):
     # ----- publication -----
 
     async def commit(self) -> dict[str, Any] | None:
-        """Upload what is missing and publish the file; returns its attributes (None if nothing to do)."""
+        """Upload what is missing and publish the file; returns the manager's reply: its
+        attributes (`attrs`) and, for a new file, its directory's (`parent`); None if there
+        was nothing to do."""
         async with self._lock:
             if self.discarded or not self.changed:
                 return None
@@ -239,9 +267,10 @@ class PendingFile(Edits):
             missing = [index for index in range(count) if index not in self._uploaded or index in self._dirty
                        or self._uploaded[index][2] != min(self.chunk_size, self.size - index * self.chunk_size)]
             for index in missing:
+                plan = await self.placement()
                 while len(self._inflight) >= PARALLEL_UPLOADS:
                     await next(iter(self._inflight.values())).wait()
-                self._start_upload(index)
+                self._start_upload(index, plan)
             await self._drain()
             if self._error is not None:
                 error, self._error = self._error, None
@@ -262,7 +291,7 @@ class PendingFile(Edits):
             self._committed_keys = {chunk[0] for chunk in chunks}
             await self._collect(self._superseded)
             self._superseded = []
-            return reply["attrs"]
+            return reply
 
     async def discard(self) -> None:
         """Abandon the write: nothing more is published; uploaded chunks are collected."""

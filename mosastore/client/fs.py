@@ -7,9 +7,13 @@ becomes a `PendingFile`, visible on this mount only (the `_overlay` maps its
 name) until it is committed at close. Close-to-open consistency follows:
 `open` always asks the manager for the current version, and the kernel page
 cache is kept across opens only while the version is unchanged (content
-under one version never changes). Open files, publication at close and the
-discarding of a killed writer's file are the shared FUSE front end's
-(`storage_adapters.fuse.frontend`); this module supplies MosaStore's side.
+under one version never changes). A directory's attributes are kept as long
+as the kernel may keep them (`directories`), and a new file's inode number
+comes from a block reserved ahead (`files.Context.new_inode`), so creating a
+file asks the manager only for its name and, at close, to commit it. Open
+files, publication at close and the discarding of a killed writer's file are
+the shared FUSE front end's (`storage_adapters.fuse.frontend`); this module
+supplies MosaStore's side.
 """
 
 from __future__ import annotations
@@ -28,12 +32,12 @@ from storage_adapters.fuse.frontend import FrontEnd, Handle, local_copies_budget
 from storage_adapters.fuse.handlers import decode_name, translated
 from mosastore.client.cache import ChunkCache
 from mosastore.client.common import entry
+from mosastore.client.directories import DirectoryAttributes
 from mosastore.client.files import ChunkReader, Context, PendingFile
 from mosastore.client.netem import LinkEmulator
 from mosastore.client.store import StoreClient
 from mosastore.client.xattrs import XattrOperations
 from mosastore.metadata import RENAME_EXCHANGE, RENAME_NOREPLACE
-from mosastore.placement import Plan
 
 
 class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
@@ -58,6 +62,7 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         self._readahead = readahead
         self._links = links or LinkEmulator(0)
         self._versions: dict[int, int] = {}  # inode -> version the kernel may hold pages of
+        self._directories = DirectoryAttributes(timeout)
 
     async def _start(self, nursery: trio.Nursery) -> None:
         cache = ChunkCache(self.client, self._cache_bytes, nursery, self._links)
@@ -84,6 +89,7 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         if ino is not None:
             return self._entry(self._pending[ino].entry_attrs())
         reply, _ = await self.context.call("lookup", parent=parent_inode, name=text)
+        self._directories.put(reply["attrs"])
         return self._entry(self._attrs_of(reply["attrs"]))
 
     @translated
@@ -91,7 +97,14 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         pending = self._pending.get(inode)
         if pending is not None:
             return self._entry(pending.entry_attrs())
-        return self._entry((await self.context.call("getattr", ino=inode))[0]["attrs"])
+        return self._entry(await self._published_attrs(inode))
+
+    async def _published_attrs(self, inode: int) -> dict[str, Any]:
+        attrs = self._directories.get(inode)
+        if attrs is None:
+            attrs = (await self.context.call("getattr", ino=inode))[0]["attrs"]
+            self._directories.put(attrs)
+        return attrs
 
     @translated
     async def setattr(self, inode: int, attr: ops.EntryAttributes, fields: ops.SetattrFields,
@@ -120,11 +133,12 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
                 pending.changed = True
             else:
                 await self.context.call("setattr", ino=inode, **changes)
+                self._directories.drop(inode)
         return await self.getattr(inode, ctx)
 
     @translated
     async def opendir(self, inode: int, ctx: ops.RequestContext) -> int:
-        attrs = (await self.context.call("getattr", ino=inode))[0]["attrs"]
+        attrs = await self._published_attrs(inode)
         if not stat.S_ISDIR(attrs["mode"]):
             raise ops.FUSEError(errno.ENOTDIR)
         return inode
@@ -167,11 +181,13 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
                     ctx: ops.RequestContext) -> ops.EntryAttributes:
         reply, _ = await self.context.call("mkdir", parent=parent_inode, name=decode_name(name), mode=mode & 0o7777,
                                            uid=ctx.uid, gid=ctx.gid)
+        self._directories.drop(parent_inode)
         return self._entry(reply["attrs"])
 
     @translated
     async def rmdir(self, parent_inode: int, name: bytes, ctx: ops.RequestContext) -> None:
         await self.context.call("rmdir", parent=parent_inode, name=decode_name(name, missing=True))
+        self._directories.drop(parent_inode)
 
     @translated
     async def unlink(self, parent_inode: int, name: bytes, ctx: ops.RequestContext) -> None:
@@ -179,6 +195,7 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         ino = self._overlay.pop((parent_inode, text), None)
         if ino is None:
             ino = (await self.context.call("unlink", parent=parent_inode, name=text))[0]["ino"]
+            self._directories.drop(parent_inode)
         self._forget_pending(ino)
 
     @translated
@@ -194,6 +211,7 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         if moving is None:
             reply, _ = await self.context.call("rename", old_parent=old[0], old_name=old[1], new_parent=new[0],
                                                new_name=new[1], flags=flags)
+            self._directories.drop(old[0], new[0])
             self._forget_pending(reply["replaced"])
         else:
             await self._check_rename_target(new, flags)
@@ -223,10 +241,10 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         text = decode_name(name)
         tgid = thread_group(ctx.pid)
         writer = caller_node(tgid, self.node)
-        reply, _ = await self.context.call("reserve", parent=parent_inode, writer=writer)
+        ino = await self.context.new_inode()
         attrs = {"mode": stat.S_IFREG | (mode & 0o7777), "uid": ctx.uid, "gid": ctx.gid, "mtime_ns": time.time_ns()}
-        pending = PendingFile(self.context, reply["ino"], parent_inode, text, attrs, writer,
-                              Plan.from_json(reply["plan"]), reply["chunk_size"], {}, committed=False)
+        pending = PendingFile(self.context, ino, parent_inode, text, attrs, writer, self.chunk_size, {},
+                              committed=False)
         self._forget_pending(self._overlay.get((parent_inode, text)))
         self._pass_through(pending)
         self._pending[pending.ino] = pending
@@ -259,9 +277,8 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
     async def _new_version(self, inode: int, tgid: int, truncate: bool) -> PendingFile:
         node = caller_node(tgid, self.node)
         opened = (await self.context.call("open", ino=inode))[0]["file"]
-        plan = (await self.context.call("plan", start=inode, writer=node))[0]["plan"]
         attrs = {key: opened[key] for key in ("mode", "uid", "gid", "mtime_ns")}
-        pending = PendingFile(self.context, inode, opened["parent"], "", attrs, node, Plan.from_json(plan),
+        pending = PendingFile(self.context, inode, opened["parent"], "", attrs, node,
                               opened["chunk_size"] or self.chunk_size, opened["xattrs"], committed=True)
         if truncate:
             pending.truncate(0)
@@ -277,9 +294,12 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         return pending
 
     async def _publish(self, pending: PendingFile) -> None:
-        attrs = await pending.commit()
-        if attrs is None:
+        reply = await pending.commit()
+        if reply is None:
             return
+        attrs = reply["attrs"]
+        if reply["parent"] is not None:
+            self._directories.put(reply["parent"])
         pending.version = attrs["version"]
         self._unlist(pending)
         self._versions[pending.ino] = attrs["version"]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from hostkit.mount_report import FAILURES_XATTR
 from storage_adapters.fuse import ops
 from storage_adapters.fuse.handlers import translated
-from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, Plan, parse_hint
+from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, parse_hint
 
 if TYPE_CHECKING:
     from mosastore.client.files import Context, PendingFile
@@ -48,7 +48,7 @@ class XattrOperations:
         if pending is None:
             return bytes((await self.context.call("getxattr", ino=inode, name=key))[1])
         if key == LOCATION_XATTR:
-            return ",".join(pending.planned_nodes()).encode()
+            return ",".join(await pending.planned_nodes()).encode()
         value = pending.xattrs.get(key)
         if value is None:
             raise ops.FUSEError(errno.ENODATA)
@@ -75,13 +75,7 @@ class XattrOperations:
         if key == WRITER_XATTR:
             pending.writer = value.decode(errors="replace").strip() or pending.writer
         if key in (PLACEMENT_XATTR, WRITER_XATTR):
-            await self._replan(pending)
-
-    async def _replan(self, pending: PendingFile) -> None:
-        hint = pending.xattrs.get(PLACEMENT_XATTR)
-        reply, _ = await self.context.call(
-            "plan", start=pending.parent, hint=bytes.fromhex(hint).decode() if hint else "", writer=pending.writer)
-        pending.replan(Plan.from_json(reply["plan"]))
+            pending.replan()
 
     @translated
     async def listxattr(self, inode: int, ctx: ops.RequestContext) -> list[bytes]:
@@ -103,4 +97,4 @@ class XattrOperations:
             raise ops.FUSEError(errno.ENODATA)
         pending.changed = True
         if key in (PLACEMENT_XATTR, WRITER_XATTR):
-            await self._replan(pending)
+            pending.replan()

@@ -471,6 +471,34 @@ def test_a_chunk_altered_at_rest_is_never_served(store: ServiceRecord) -> None:
     assert _read_uncached(root / "replicated") == data
 
 
+def test_inode_numbers_are_reserved_in_blocks_that_never_overlap(store: ServiceRecord) -> None:
+    manager = Pool(store.info["manager"], check_secret(store.secrets["secret"]), retry_for=1)
+    first = manager.call("reserve", count=256)[0]
+    second = manager.call("reserve", count=1)[0]
+    assert first["count"] == 256 and second["count"] == 1
+    assert second["ino"] >= first["ino"] + 256
+    for count in (0, -1, 4097):
+        with pytest.raises(RemoteError) as caught:
+            manager.call("reserve", count=count)
+        assert caught.value.errno == errno.EINVAL
+    manager.close()
+
+
+def test_a_directory_shows_the_files_created_in_it_at_once(store: ServiceRecord) -> None:
+    """The client keeps directories' attributes (the kernel forgets them at every create), so
+    its own changes must replace what it keeps: the commit's answer carries the directory's."""
+    directory = mount_of(store) / unique_name("dir-attrs")
+    directory.mkdir()
+    (directory / "first").write_bytes(b"x")
+    before = directory.stat()  # the kernel forgot them at the create: the client answers, and keeps them
+    (directory / "second").write_bytes(b"y")
+    after = directory.stat()
+    assert after.st_mtime_ns > before.st_mtime_ns
+    assert after.st_mtime_ns >= (directory / "second").stat().st_mtime_ns
+    (directory / "second").unlink()
+    assert directory.stat().st_mtime_ns > after.st_mtime_ns
+
+
 def test_names_and_chunk_keys_cannot_escape(store: ServiceRecord) -> None:
     secret = check_secret(store.secrets["secret"])
     manager = Pool(store.info["manager"], secret, retry_for=1)

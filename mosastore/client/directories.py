@@ -1,0 +1,48 @@
+"""Attributes of directories as the manager last gave them, kept as long as the kernel may cache them.
+
+The kernel forgets a directory's attributes each time it creates or removes a name in it, and
+asks again at the next path walk (its permission check needs them): one manager request per
+file created. Those questions are answered here while the answer is younger than the mount's
+attribute timeout, as the kernel would have answered them itself had it not changed the
+directory. Every change this client makes to a directory replaces or drops its entry, so its
+own changes show at once; other clients' show within the timeout, as through the kernel's cache.
+"""
+
+from __future__ import annotations
+
+import stat
+import time
+from typing import Any
+
+# Entries kept before the stale ones are dropped.
+LIMIT = 4096
+
+
+class DirectoryAttributes:
+    """Fresh attributes of directories, by inode."""
+
+    def __init__(self, timeout: float) -> None:
+        self._timeout = timeout
+        self._entries: dict[int, tuple[float, dict[str, Any]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, ino: int) -> dict[str, Any] | None:
+        entry = self._entries.get(ino)
+        if entry is None or time.monotonic() - entry[0] >= self._timeout:
+            return None
+        return entry[1]
+
+    def put(self, attrs: dict[str, Any]) -> None:
+        """Keep `attrs` if they are a directory's."""
+        if not stat.S_ISDIR(attrs["mode"]):
+            return
+        now = time.monotonic()
+        if len(self._entries) >= LIMIT:
+            self._entries = {ino: entry for ino, entry in self._entries.items() if now - entry[0] < self._timeout}
+        self._entries[attrs["ino"]] = (now, attrs)
+
+    def drop(self, *inodes: int) -> None:
+        for ino in inodes:
+            self._entries.pop(ino, None)
