@@ -8,6 +8,7 @@ The names and signatures follow pyfuse3's, whose API our stores were first writt
 from __future__ import annotations
 
 import errno
+import stat
 from dataclasses import dataclass, field
 
 from storage_adapters.fuse import kernel
@@ -126,14 +127,21 @@ def _split_timeout(seconds: float) -> tuple[int, int]:
     return whole, int((seconds - whole) * 1e9)
 
 
+def without_set_id(mode: int) -> int:
+    """`mode` without the set-user-ID and set-group-ID bits, if it is a regular file's. Our mounts
+    keep none (a mount is `nosuid` anyway): the kernel then leaves their removal at every write
+    to us (`kernel.HANDLE_KILLPRIV_V2`), and has nothing to remove."""
+    return mode & ~(stat.S_ISUID | stat.S_ISGID) if stat.S_ISREG(mode) else mode
+
+
 def attr_bytes(attr: EntryAttributes) -> bytes:
     """`struct fuse_attr` of `attr`."""
     atime, atime_ns = _split_ns(attr.st_atime_ns)
     mtime, mtime_ns = _split_ns(attr.st_mtime_ns)
     ctime, ctime_ns = _split_ns(attr.st_ctime_ns)
     return kernel.ATTR.pack(attr.st_ino, attr.st_size, attr.st_blocks, atime, mtime, ctime, atime_ns, mtime_ns,
-                            ctime_ns, attr.st_mode, attr.st_nlink, attr.st_uid, attr.st_gid, attr.st_rdev,
-                            attr.st_blksize, 0)
+                            ctime_ns, without_set_id(attr.st_mode), attr.st_nlink, attr.st_uid, attr.st_gid,
+                            attr.st_rdev, attr.st_blksize, 0)
 
 
 def attr_out(attr: EntryAttributes) -> bytes:

@@ -17,6 +17,7 @@ import fcntl
 import logging
 import os
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -239,9 +240,12 @@ class Session:
     def _init(self, body: memoryview) -> bytes:
         major, minor, max_readahead, flags, flags2 = kernel.INIT_IN.unpack_from(body)
         offered = flags | (flags2 << 32 if flags & kernel.INIT_EXT else 0)
+        # HANDLE_KILLPRIV_V2: files keep no set-ID bits (`ops.without_set_id`) and no
+        # capabilities (only `user.` attributes are kept), so the kernel need not ask for a
+        # file's capabilities before each of its writes; it asks once per fresh attributes.
         want = (kernel.ASYNC_READ | kernel.ATOMIC_O_TRUNC | kernel.BIG_WRITES | kernel.AUTO_INVAL_DATA
                 | kernel.DO_READDIRPLUS | kernel.ASYNC_DIO | kernel.PARALLEL_DIROPS | kernel.MAX_PAGES
-                | kernel.INIT_EXT | kernel.DIRECT_IO_ALLOW_MMAP)
+                | kernel.INIT_EXT | kernel.DIRECT_IO_ALLOW_MMAP | kernel.HANDLE_KILLPRIV_V2)
         if self.fs.enable_passthrough and offered & kernel.PASSTHROUGH and os.geteuid() == 0:
             want |= kernel.PASSTHROUGH
         elif self.fs.enable_writeback_cache:
@@ -268,7 +272,7 @@ class Session:
          _) = kernel.SETATTR_IN.unpack_from(body)
         wall = time.time_ns()
         attr = ops.EntryAttributes(
-            st_mode=mode, st_uid=uid, st_gid=gid, st_size=size,
+            st_mode=ops.without_set_id(mode), st_uid=uid, st_gid=gid, st_size=size,
             st_atime_ns=wall if valid & kernel.FATTR_ATIME_NOW else atime * 1_000_000_000 + atime_ns,
             st_mtime_ns=wall if valid & kernel.FATTR_MTIME_NOW else mtime * 1_000_000_000 + mtime_ns,
             st_ctime_ns=ctime * 1_000_000_000 + ctime_ns)
@@ -321,6 +325,7 @@ class Session:
 
     async def _create(self, node: int, ctx: ops.RequestContext, body: memoryview) -> Reply:
         flags, mode, ctx.umask, _ = kernel.CREATE_IN.unpack_from(body)
+        mode = ops.without_set_id(stat.S_IFREG | mode)
         info, attr = await self.fs.create(node, _name(body[kernel.CREATE_IN.size:]), mode, flags, ctx)
         return [ops.entry_out(attr), self._open_out(info)]
 

@@ -16,6 +16,7 @@ import os
 import signal
 import socket
 import sqlite3
+import stat
 import subprocess
 import sys
 import threading
@@ -497,6 +498,28 @@ def test_a_directory_shows_the_files_created_in_it_at_once(store: ServiceRecord)
     assert after.st_mtime_ns >= (directory / "second").stat().st_mtime_ns
     (directory / "second").unlink()
     assert directory.stat().st_mtime_ns > after.st_mtime_ns
+
+
+def test_files_keep_no_set_id_bits_and_directories_keep_theirs(store: ServiceRecord) -> None:
+    """The mounts tell the kernel they remove set-ID bits at every write themselves (so it stops
+    asking for capabilities before each write): they keep none on files to begin with."""
+    directory = mount_of(store) / unique_name("set-id")
+    directory.mkdir()
+    os.chmod(directory, 0o2755)
+    path = directory / "tool"
+    path.write_bytes(b"#!/bin/sh\n")
+    os.chmod(path, 0o6755)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o755
+    created = os.open(directory / "created", os.O_WRONLY | os.O_CREAT, 0o4750)
+    os.close(created)
+    assert stat.S_IMODE((directory / "created").stat().st_mode) == 0o750 & ~_umask()
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o2755
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def test_names_and_chunk_keys_cannot_escape(store: ServiceRecord) -> None:
