@@ -500,6 +500,23 @@ def test_a_directory_shows_the_files_created_in_it_at_once(store: ServiceRecord)
     assert directory.stat().st_mtime_ns > after.st_mtime_ns
 
 
+def test_a_file_created_in_a_directory_removed_elsewhere_fails_at_close_and_publishes_nothing(
+        store: ServiceRecord) -> None:
+    """Creating a file asks the manager nothing (its inode number was reserved ahead): a
+    directory another node removed meanwhile shows at the commit, as an error of the close."""
+    name = unique_name("gone")
+    directory = mount_of(store) / name
+    directory.mkdir()
+    manager = Pool(store.info["manager"], check_secret(store.secrets["secret"]), retry_for=1)
+    manager.call("rmdir", parent=1, name=name)  # as another node's client would
+    manager.close()
+    handle = open(directory / "orphan", "wb")  # the kernel still knows the directory
+    handle.write(b"data")
+    with pytest.raises(FileNotFoundError):
+        handle.close()
+    assert not directory.exists()
+
+
 def test_files_keep_no_set_id_bits_and_directories_keep_theirs(store: ServiceRecord) -> None:
     """The mounts tell the kernel they remove set-ID bits at every write themselves (so it stops
     asking for capabilities before each write): they keep none on files to begin with."""
