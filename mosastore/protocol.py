@@ -119,6 +119,12 @@ def payload_digest(payload: bytes | bytearray | memoryview) -> str:
     return blake3(payload, max_threads=1).hexdigest()
 
 
+def check_payload(header: Header, payload: bytes | bytearray | memoryview) -> None:
+    """Raise CorruptPayload unless `payload` has the digest its header announced."""
+    if not hmac.compare_digest(str(header.get("d", "")), payload_digest(payload)):
+        raise CorruptPayload("a payload does not match its digest")
+
+
 class Channel:
     """An authenticated connection's messages, each checked for integrity (module docstring).
 
@@ -135,19 +141,23 @@ class Channel:
 
     def send(self, header: Header, payload: bytes | bytearray | memoryview = b"") -> None:
         """Send one message; its payload length and digest are added to the header."""
-        if payload:
-            header = {**header, "n": len(payload), "d": payload_digest(payload)}
-        self.send_header(header)
+        self.sock.sendall(self.seal(header, payload))
         if payload:
             self.sock.sendall(payload)
 
     def send_header(self, header: Header) -> None:
         """Send a header alone; if it announces `n` bytes with their digest `d`, the caller
         then writes exactly those bytes to `sock` (with `sendfile`, say)."""
+        self.sock.sendall(self.seal(header))
+
+    def seal(self, header: Header, payload: bytes | bytearray | memoryview = b"") -> bytes:
+        """The framed, tagged header of the next message to send (`payload` follows it)."""
+        if payload:
+            header = {**header, "n": len(payload), "d": payload_digest(payload)}
         encoded = json.dumps(header, separators=(",", ":")).encode()
         tag = self._tag(self._out, self._sent, encoded)
         self._sent += 1
-        self.sock.sendall(PREFIX.pack(len(encoded)) + encoded + tag)
+        return PREFIX.pack(len(encoded)) + encoded + tag
 
     def recv(self, limit: int = MAX_HEADER) -> tuple[Header, bytearray] | None:
         """The next message, checked; None at a clean end of stream. Raises ProtocolError on a
@@ -155,18 +165,20 @@ class Channel:
         encoded = _recv_frame(self.sock, limit)
         if encoded is None:
             return None
-        tag = bytes(recv_exact(self.sock, TAG_BYTES))
-        if not hmac.compare_digest(tag, self._tag(self._in, self._received, encoded)):
-            raise ProtocolError("a message failed its integrity check")
-        self._received += 1
-        header = _parse(encoded)
+        header = self.open(encoded, bytes(recv_exact(self.sock, TAG_BYTES)))
         size = payload_size(header)
         if not size:
             return header, bytearray()
         payload = recv_exact(self.sock, size)
-        if not hmac.compare_digest(str(header.get("d", "")), payload_digest(payload)):
-            raise CorruptPayload("a payload does not match its digest")
+        check_payload(header, payload)
         return header, payload
+
+    def open(self, encoded: bytes, tag: bytes) -> Header:
+        """The header of the next message received, from its encoded bytes and their tag, checked."""
+        if not hmac.compare_digest(tag, self._tag(self._in, self._received, encoded)):
+            raise ProtocolError("a message failed its integrity check")
+        self._received += 1
+        return _parse(encoded)
 
     def close(self) -> None:
         self.sock.close()

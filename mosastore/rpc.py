@@ -7,8 +7,9 @@ server's errno). A broken connection is dropped and the call is tried again
 on a fresh one; while the server cannot be reached the call keeps trying with
 backoff for `retry_for` seconds (long for the manager, so that a manager
 restart is ridden out; short for benefactors, so that a read moves on to
-another replica at once). Pools are thread-safe; the FUSE client calls them
-from trio worker threads.
+another replica at once). Pools are thread-safe; the FUSE client calls the
+benefactors' from trio worker threads (its manager requests go through
+`client.link`, on its event loop, under the same rules: `Retry`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,36 @@ def parse_address(address: str) -> tuple[str, int]:
     if not separator or not host or not port.isdigit():
         raise ValueError(f"bad address {address!r}: expected HOST:PORT")
     return host.strip("[]"), int(port)
+
+
+class Retry:
+    """What a call does after a failed attempt: a broken idle connection is replaced at once;
+    a server that cannot be reached is tried again with backoff until `retry_for` seconds
+    have passed; a refused secret or corrupt data is not tried again."""
+
+    def __init__(self, address: str, retry_for: float) -> None:
+        self._address = address
+        self._deadline = time.monotonic() + retry_for
+        self._delay = 0.05
+
+    def after(self, error: Exception, fresh: bool) -> float:
+        """Seconds to wait before the next attempt, after `error` on a `fresh` connection (or
+        an idle one); raises what the caller should see when there is none."""
+        if isinstance(error, AuthenticationError):
+            raise error
+        if isinstance(error, CorruptPayload):
+            # The server answered, with bytes that fail their digest: not a reason to call it
+            # unreachable, nor to ask again (a chunk altered at rest comes back the same).
+            raise OSError(errno.EIO, f"{self._address} sent data that failed its integrity check"
+                                     f" ({error})") from error
+        if not isinstance(error, (OSError, ProtocolError)):
+            raise error
+        if not fresh:
+            return 0.0  # a stale idle connection (the server restarted): a new one at once
+        if time.monotonic() + self._delay > self._deadline:
+            raise Unreachable(errno.EHOSTUNREACH, f"cannot reach {self._address}: {error}") from error
+        delay, self._delay = self._delay, min(self._delay * 2, 1.0)
+        return delay
 
 
 class Connection:
@@ -79,8 +110,7 @@ class Pool:
     def call(self, op: str, payload: bytes | bytearray | memoryview = b"", **fields: Any) -> tuple[Header, bytearray]:
         """Run one request; returns the success reply and its payload."""
         header = {"op": op, **fields}
-        deadline = time.monotonic() + self._retry_for
-        delay = 0.05
+        retry = Retry(self.address, self._retry_for)
         while True:
             connection, fresh = self._borrow()
             try:
@@ -88,26 +118,10 @@ class Pool:
                     connection = Connection(self.address, self._secret)
                     fresh = True
                 reply, data = connection.call(header, payload)
-            except AuthenticationError:
+            except Exception as error:  # noqa: BLE001 - `Retry` re-raises what is not retried
                 if connection is not None:
                     connection.close()
-                raise
-            except CorruptPayload as error:
-                # The server answered, with bytes that fail their digest: not a reason to call it
-                # unreachable, nor to ask again (a chunk altered at rest comes back the same).
-                if connection is not None:
-                    connection.close()
-                raise OSError(errno.EIO, f"{self.address} sent data that failed its integrity check"
-                                         f" ({error})") from error
-            except (OSError, ProtocolError) as error:
-                if connection is not None:
-                    connection.close()
-                if not fresh:
-                    continue  # a stale idle connection (server restarted): try a new one at once
-                if time.monotonic() + delay > deadline:
-                    raise Unreachable(errno.EHOSTUNREACH, f"cannot reach {self.address}: {error}") from error
-                time.sleep(delay)
-                delay = min(delay * 2, 1.0)
+                time.sleep(retry.after(error, fresh))
                 continue
             self._give_back(connection)
             return raise_for(reply), data

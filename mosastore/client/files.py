@@ -28,6 +28,7 @@ import trio
 from storage_adapters.fuse.edits import Edits
 from mosastore.benefactor import chunk_key, new_write_id
 from mosastore.client.cache import ChunkCache
+from mosastore.client.link import ManagerLink
 from mosastore.client.netem import LinkEmulator
 from mosastore.client.store import StoreClient
 from mosastore.placement import PLACEMENT_XATTR, Plan, chunk_nodes
@@ -42,6 +43,7 @@ class Context:
     """What open files share: the store, the chunk cache, the task nursery, local settings."""
 
     client: StoreClient
+    manager: ManagerLink
     cache: ChunkCache
     nursery: trio.Nursery
     links: LinkEmulator
@@ -51,8 +53,8 @@ class Context:
     inodes: range = range(0)  # reserved at the manager, not used yet
 
     async def call(self, op: str, payload: bytes = b"", **fields: Any) -> tuple[dict[str, Any], bytearray]:
-        """A manager request from a worker thread."""
-        return await trio.to_thread.run_sync(lambda: self.client.call(op, payload, **fields))
+        """A manager request."""
+        return await self.manager.call(op, payload, **fields)
 
     async def new_inode(self) -> int:
         """A fresh inode number for a file created here. Numbers are never reused, so two

@@ -34,6 +34,7 @@ from mosastore.client.cache import ChunkCache
 from mosastore.client.common import entry
 from mosastore.client.directories import DirectoryAttributes
 from mosastore.client.files import ChunkReader, Context, PendingFile
+from mosastore.client.link import ManagerLink
 from mosastore.client.netem import LinkEmulator
 from mosastore.client.store import StoreClient
 from mosastore.client.xattrs import XattrOperations
@@ -43,7 +44,7 @@ from mosastore.metadata import RENAME_EXCHANGE, RENAME_NOREPLACE
 class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
     """FUSE operations over one MosaStore namespace."""
 
-    def __init__(self, client: StoreClient, node: str, spool_dir: str, chunk_size: int,
+    def __init__(self, client: StoreClient, manager: ManagerLink, node: str, spool_dir: str, chunk_size: int,
                  timeout: float = 1.0, cache_bytes: int = 256 * 1024 * 1024, readahead: int = 8,
                  links: LinkEmulator | None = None, only_client: bool = False) -> None:
         super().__init__(local_copies_budget(spool_dir))
@@ -54,6 +55,7 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         # may use it (`services start mosastore` on one machine).
         self.enable_writeback_cache = only_client
         self.client = client
+        self._manager = manager
         self.node = node
         self.chunk_size = chunk_size
         self._spool_dir = spool_dir
@@ -66,7 +68,8 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
 
     async def _start(self, nursery: trio.Nursery) -> None:
         cache = ChunkCache(self.client, self._cache_bytes, nursery, self._links)
-        self.context = Context(self.client, cache, nursery, self._links, self._spool_dir, self._readahead)
+        self.context = Context(self.client, self._manager, cache, nursery, self._links, self._spool_dir,
+                               self._readahead)
 
     def _entry(self, attrs: dict[str, Any]) -> ops.EntryAttributes:
         # Names of files are never cached (see `entry`), so a file being written that is then
@@ -145,15 +148,18 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
 
     @translated
     async def readdir(self, fh: int, start_id: int, token: ops.ReaddirToken) -> None:
-        local = sorted((ino, name) for (parent, name), ino in self._overlay.items() if parent == fh)
         after = start_id
         while True:
             reply, _ = await self.context.call("readdir", ino=fh, after=after)
             entries = [(e["ino"], e["name"], self._attrs_of(e)) for e in reply["entries"]]
             complete = len(entries) < 1000
             limit = entries[-1][0] if entries and not complete else None
-            entries += [(ino, name, self._pending[ino].entry_attrs()) for ino, name in local
-                        if ino > after and (limit is None or ino <= limit)]
+            # Files being written here, as they are now that the manager has answered: one
+            # published meanwhile has left them (and may be in the answer already).
+            listed = {ino for ino, _, _ in entries}
+            entries += [(ino, name, self._pending[ino].entry_attrs())
+                        for (parent, name), ino in self._overlay.items()
+                        if parent == fh and ino not in listed and ino > after and (limit is None or ino <= limit)]
             for ino, name, attrs in sorted(entries, key=lambda item: item[0]):
                 if not ops.readdir_reply(token, name.encode(), self._entry(attrs), ino):
                     return

@@ -22,6 +22,7 @@ import tempfile
 
 from mosastore.auth import AuthenticationError, check_secret, read_secret_file
 from mosastore.client.fs import MosaFS
+from mosastore.client.link import ManagerLink
 from mosastore.client.netem import LinkEmulator
 from mosastore.client.store import StoreClient
 from mosastore.daemon import setup_logging
@@ -64,13 +65,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mosastore mount: manager {args.manager}: {error}", file=sys.stderr)
         return 2
     os.makedirs(args.spool_dir, exist_ok=True)
-    fs = MosaFS(client, args.node, args.spool_dir, hello["chunk_size"], args.timeout, args.cache_mb * 1024 * 1024,
-                args.readahead, LinkEmulator(args.emulate_link_mbps), args.only_client)
+    manager = ManagerLink(args.manager, secret)
+    fs = MosaFS(client, manager, args.node, args.spool_dir, hello["chunk_size"], args.timeout,
+                args.cache_mb * 1024 * 1024, args.readahead, LinkEmulator(args.emulate_link_mbps), args.only_client)
     log.info("mounting at %s (manager %s, node %s)", args.mount, args.manager, args.node)
     try:
         serve_mounted(fs, os.path.realpath(args.mount), "mosastore", args.allow_other,
                       readahead_kb=4 * hello["chunk_size"] // 1024)
     finally:
+        manager.close()
         client.close()
     log.info("unmounted %s", args.mount)
     return 0

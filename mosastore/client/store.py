@@ -7,7 +7,8 @@ the manager once and are refreshed only when a node is unknown or failed, so
 a chunk read costs one round trip to one benefactor, never one to the
 manager. `fetch` tries a chunk's replicas, healthy ones first, and checks the
 length it gets back; a node that just failed is tried last for a while.
-Used from trio worker threads by the FUSE file system.
+Used from trio worker threads by the FUSE file system, whose own manager
+requests (names, attributes, commits) go through `link` on its event loop.
 """
 
 from __future__ import annotations

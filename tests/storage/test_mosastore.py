@@ -517,6 +517,36 @@ def test_a_file_created_in_a_directory_removed_elsewhere_fails_at_close_and_publ
     assert not directory.exists()
 
 
+def test_listing_a_directory_while_files_are_written_in_it_never_fails(store: ServiceRecord) -> None:
+    """A listing merges the manager's names with the files being written here, as they are once
+    the manager has answered (a file published meanwhile once made it fail: EIO)."""
+    directory = mount_of(store) / unique_name("listing")
+    directory.mkdir()
+    names = [f"f{index}" for index in range(300)]
+    failures: list[OSError] = []
+    stop = threading.Event()
+
+    def list_again_and_again() -> None:
+        while not stop.is_set():
+            try:
+                listed = os.listdir(directory)
+            except OSError as error:
+                failures.append(error)
+                return
+            assert len(listed) == len(set(listed)), "a name listed twice"
+
+    lister = threading.Thread(target=list_again_and_again)
+    lister.start()
+    try:
+        for name in names:
+            (directory / name).write_bytes(b"x")
+    finally:
+        stop.set()
+        lister.join()
+    assert failures == []
+    assert sorted(os.listdir(directory)) == sorted(names)
+
+
 def test_files_keep_no_set_id_bits_and_directories_keep_theirs(store: ServiceRecord) -> None:
     """The mounts tell the kernel they remove set-ID bits at every write themselves (so it stops
     asking for capabilities before each write): they keep none on files to begin with."""
