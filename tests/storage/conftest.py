@@ -105,10 +105,19 @@ def s3fs_mounted(minio_server: ServiceRecord, tmp_path_factory: pytest.TempPathF
 
 
 def assert_service_gone(processes: list[Process], mountpoint: str) -> None:
-    """Every process a service started has ended and its mount is gone."""
+    """Every process a service started has ended, its mount is gone, and no log of theirs
+    holds a Python traceback (a handler's internal error, or a crash at exit)."""
     alive = [f"{p.role} {p.node} (pid {p.pid})" for p in processes if p.running()]
     assert alive == [], f"processes left running: {alive}"
     assert mounted_fstype(mountpoint) is None, "the mount was left behind"
+    logs = {p.log for p in processes if p.log and os.path.isfile(p.log)}
+    broken = sorted(log for log in logs if "Traceback (most recent call last)" in _text(log))
+    assert broken == [], f"tracebacks in the logs: {broken}"
+
+
+def _text(path: str) -> str:
+    with open(path, errors="replace") as handle:
+        return handle.read()
 
 
 def unique_name(prefix: str) -> str:

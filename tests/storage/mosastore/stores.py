@@ -13,12 +13,13 @@ import importlib.util
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
 from hostkit.records import ServiceRecord
-from mosastore import deploy, service
+from mosastore import service
+
+from ..conftest import assert_service_gone
 
 
 def skip_unless_fuse() -> None:
@@ -32,12 +33,7 @@ def skip_unless_fuse() -> None:
 
 def assert_nothing_left(record: ServiceRecord) -> None:
     """Every process of the store has ended, the mount is gone, and no log holds a traceback."""
-    alive = [f"{p.role} {p.node} (pid {p.pid})" for p in service.processes(record) if p.running()]
-    assert alive == [], f"processes left running: {alive}"
-    assert deploy.mounted_fstype(record.info["mountpoint"]) is None, "the mount was left behind"
-    logs = Path(record.info["log"]).glob("*.log")
-    broken = [log.name for log in logs if "Traceback (most recent call last)" in log.read_text(errors="replace")]
-    assert broken == [], f"tracebacks in the store's logs: {broken}"
+    assert_service_gone(service.processes(record), record.info["mountpoint"])
 
 
 @contextmanager
