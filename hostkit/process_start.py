@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import os
 
+from hostkit.procfs import read_proc
+
 ENDED = ("Z", "X")  # the states of a process that has ended: zombie, dead
 
 
@@ -46,8 +48,7 @@ def stat_fields(pid: int) -> list[str] | None:
     """The fields of /proc/PID/stat after the command's name (which may hold spaces and
     parentheses), the state first; None if the process is gone."""
     try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            fields = stat.read().rpartition(")")[2].split()
+        fields = read_proc(f"/proc/{pid}/stat").decode("ascii", errors="replace").rpartition(")")[2].split()
     except OSError:
         return None
     return fields if len(fields) > 19 and fields[19].isdigit() else None

@@ -16,6 +16,7 @@ then discards the file instead of publishing half of it.
 from __future__ import annotations
 
 from hostkit.process_start import ENDED, stat_fields
+from hostkit.procfs import read_proc
 
 NODE_VARIABLE = b"SWIFTCLOUD_NODE="
 PF_EXITING = 0x4
@@ -24,10 +25,9 @@ PF_EXITING = 0x4
 def thread_group(pid: int) -> int:
     """The process (thread group) id of thread `pid`, or `pid` when unknown."""
     try:
-        with open(f"/proc/{pid}/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"Tgid:"):
-                    return int(line.split()[1])
+        for line in read_proc(f"/proc/{pid}/status").splitlines():
+            if line.startswith(b"Tgid:"):
+                return int(line.split()[1])
     except (OSError, ValueError, IndexError):
         pass
     return pid
@@ -38,11 +38,10 @@ def caller_node(pid: int, default: str) -> str:
     if pid <= 0:
         return default
     try:
-        with open(f"/proc/{pid}/environ", "rb") as environ:
-            for entry in environ.read().split(b"\x00"):
-                if entry.startswith(NODE_VARIABLE):
-                    value = entry[len(NODE_VARIABLE):].decode(errors="replace").strip()
-                    return value or default
+        for entry in read_proc(f"/proc/{pid}/environ").split(b"\x00"):
+            if entry.startswith(NODE_VARIABLE):
+                value = entry[len(NODE_VARIABLE):].decode(errors="replace").strip()
+                return value or default
     except OSError:
         pass
     return default

@@ -6,9 +6,11 @@ import os
 import subprocess
 
 import psutil
+import pytest
 
 from hostkit.process_start import is_zombie, start_ticks, start_time
 from hostkit.processes import create_time, is_running
+from hostkit.procfs import CHUNK_BYTES, read_proc
 
 
 def test_a_start_time_is_the_one_psutil_reads() -> None:
@@ -33,3 +35,19 @@ def test_a_process_is_running_only_as_itself_and_until_it_ends() -> None:
     assert start_time(child.pid) is None
     assert create_time(child.pid) == 0.0
     assert not is_running(child.pid, started)
+
+
+def test_a_proc_file_is_read_whole_however_long() -> None:
+    """A process's environment can be far longer than one read (`procfs.CHUNK_BYTES`)."""
+    long_values = {f"LONG_VALUE_{index}": str(index) * (CHUNK_BYTES // 2) for index in range(6)}
+    child = subprocess.Popen(["sleep", "30"], env={**os.environ, **long_values})
+    try:
+        with open(f"/proc/{child.pid}/environ", "rb") as environ:
+            expected = environ.read()
+        assert len(expected) > 3 * CHUNK_BYTES
+        assert read_proc(f"/proc/{child.pid}/environ") == expected
+    finally:
+        child.kill()
+        child.wait()
+    with pytest.raises(FileNotFoundError):
+        read_proc(f"/proc/{child.pid}/environ")
