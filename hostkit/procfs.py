@@ -1,8 +1,10 @@
 """A small /proc file read whole, with two system calls and no file object.
 
 The FUSE clients read a caller's /proc files on every create, open and close (its process,
-its node, whether a signal killed it): Python's `open()` adds a status, an isatty check, a
-seek and two buffer objects to each, which doubled the cost of the read.
+its node, whether a signal killed it), and the engine reads every process's environment to
+find a lost worker's apps and the ranks' children at every tick: Python's `open()` adds a
+status, an isatty check, a seek and two buffer objects to each, which doubled the cost of
+the read.
 """
 
 from __future__ import annotations

@@ -28,6 +28,8 @@ import sys
 import time
 from typing import NoReturn
 
+from hostkit.procfs import read_proc
+
 WORKER_TOKEN_ENV = "SWIFTCLOUD_WORKER_TOKEN"
 CARRIER_RESCAN_S = 0.02  # an exec takes well under this
 
@@ -85,8 +87,7 @@ def _environ_entry(variable: str, value: str) -> bytes:
 
 def _environ_has(pid: int, entry: bytes) -> bool:
     try:
-        with open(f"/proc/{pid}/environ", "rb") as environ:
-            return entry in environ.read().split(b"\0")
+        return entry in read_proc(f"/proc/{pid}/environ").split(b"\0")
     except OSError:
         return False
 

@@ -35,6 +35,7 @@ from engine.scheduler.lifetime import become_subreaper, die_with_parent
 from hostkit import shm
 from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
 from hostkit.process_start import is_zombie
+from hostkit.procfs import read_proc
 
 STATUS_ENV = "SWIFTCLOUD_MPI_STATUS"
 TICK_S = 0.1
@@ -157,8 +158,7 @@ def _children(pid: int) -> list[int]:
     found: list[int] = []
     try:
         for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as listing:
-                found += [int(child) for child in listing.read().split()]
+            found += [int(child) for child in read_proc(f"/proc/{pid}/task/{task}/children").split()]
     except OSError:
         import psutil
 
