@@ -4,13 +4,15 @@ One name for one algorithm, so that a digest read back from a log says how to
 check it. BLAKE3 on one thread hashes about 7 GB/s here (SHA-256: 2 GB/s), so a
 digest taken while a file is copied, or read once from the page cache where a
 task just left it, costs little beside the copy. `Digester` hashes bytes as they
-pass (a download, a feeder); `file_digest` reads a file once; `bytes_digest` hashes
-bytes already read (the compiler's sources).
+pass (a feeder), `DigestingWriter` hashes what a download writes to its file;
+`file_digest` reads a file once; `bytes_digest` hashes bytes already read (the
+compiler's sources).
 """
 
 from __future__ import annotations
 
 import os
+from typing import IO
 
 from blake3 import blake3
 
@@ -29,6 +31,26 @@ class Digester:
 
     def digest(self) -> str:
         return f"{ALGORITHM}:{self._hasher.hexdigest()}"
+
+
+class DigestingWriter:
+    """A file to write in order, hashing every byte written: a download digested as it
+    lands, with no second read. It says it cannot seek, so that a client that would write
+    parts out of order (boto3's concurrent ranges) puts them in order first."""
+
+    def __init__(self, sink: IO[bytes], digester: Digester) -> None:
+        self._sink = sink
+        self._digester = digester
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:
+        self._digester.update(data)
+        return self._sink.write(data)
+
+    def seekable(self) -> bool:
+        return False
+
+    def flush(self) -> None:
+        self._sink.flush()
 
 
 def file_digest(path: str) -> str:

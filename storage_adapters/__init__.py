@@ -10,7 +10,7 @@ Runtime hook (what the engine calls):
     adapter.mode == "shared":   tasks use adapter.local_path(logical) directly;
                                 adapter.mount_path is the store root on every node.
     adapter.mode == "staging":  on the worker, around each task:
-        local = stage_in(adapter, logical_inputs, scratch_dir)   # {logical: local path}
+        local = stage_in(adapter, logical_inputs, scratch_dir).paths   # {logical: local path}
         ... run the task on the local paths ...
         stage_out(adapter, {local_out: logical_out, ...}, succeeded=task_ok)
     (storage_adapters.staging's stage_in/stage_out work for shared stores too:

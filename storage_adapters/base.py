@@ -2,7 +2,7 @@
 
 As in fsspec, a backend implements a small set of primitives on *logical*
 paths (already normalized and checked by `paths.to_logical`): `_info`, `_ls`,
-`_open`, `_get_file`, `_put_file`, `_rm`, `_mkdir`, `_rename`. The public
+`_open`, `_download`, `_put_file`, `_rm`, `_mkdir`, `_rename`. The public
 methods of `StorageAdapter` normalize paths, create parent directories where
 the backend needs them, make local writes atomic, and derive the rest
 (`exists`, `cat`, `pipe`, `find`, recursive `rm`/`get`/`put`, staging).
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, ClassVar, Union
 
+from hostkit.digests import Digester, DigestingWriter
 from hostkit.errors import redact
 from storage_adapters.errors import StoragePathError
 from storage_adapters.paths import leads_out, parent, to_logical
@@ -183,8 +184,9 @@ class StorageAdapter(ABC):
         """Open for "rb", or for "wb" as an AtomicWriter."""
 
     @abstractmethod
-    def _get_file(self, path: str, local_path: str) -> None:
-        """Copy store file `path` to `local_path` (a fresh temporary name)."""
+    def _download(self, path: str, sink: IO[bytes]) -> None:
+        """Write the whole content of store file `path` to `sink` (a fresh temporary file;
+        written in order when it is not seekable)."""
 
     @abstractmethod
     def _put_file(self, local_path: str, path: str) -> None:
@@ -237,13 +239,23 @@ class StorageAdapter(ABC):
 
     def get_file(self, path: str, local_path: str) -> int:
         """Download one file; `local_path` appears only once complete. Returns its size."""
+        return self._fetch(path, local_path, None)
+
+    def get_file_digested(self, path: str, local_path: str) -> tuple[int, str]:
+        """`get_file`, and the digest of the bytes downloaded, taken as they landed."""
+        digester = Digester()
+        size = self._fetch(path, local_path, digester)
+        return size, digester.digest()
+
+    def _fetch(self, path: str, local_path: str, digester: Digester | None) -> int:
         logical = self.logical_file(path)
         self._require_file(logical)
         local_path = os.path.abspath(local_path)
         os.makedirs(os.path.dirname(local_path), exist_ok=True)
         partial = f"{local_path}.part-{uuid.uuid4().hex[:12]}"
         try:
-            self._get_file(logical, partial)
+            with open(partial, "wb") as sink:
+                self._download(logical, sink if digester is None else DigestingWriter(sink, digester))
             os.replace(partial, local_path)
         except BaseException:
             remove_quietly(partial)

@@ -14,7 +14,7 @@ import errno
 import os
 import shutil
 import stat
-from typing import TYPE_CHECKING, ClassVar
+from typing import IO, TYPE_CHECKING, ClassVar
 
 from hostkit.errors import StorageConfigError
 from storage_adapters.base import AtomicWriter, DIRECTORY, FILE, FileInfo, StorageAdapter, StoreFile, remove_quietly
@@ -98,8 +98,9 @@ class LocalAdapter(StorageAdapter):
             abort=lambda: remove_quietly(temporary),
         )
 
-    def _get_file(self, path: str, local_path: str) -> None:
-        shutil.copyfile(self._full(path), local_path)
+    def _download(self, path: str, sink: IO[bytes]) -> None:
+        with open(self._full(path), "rb") as source:
+            shutil.copyfileobj(source, sink)
 
     def _put_file(self, local_path: str, path: str) -> None:
         temporary = self._full(temp_sibling(path))

@@ -23,7 +23,7 @@ import errno
 import os
 import tempfile
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, ClassVar
+from typing import IO, TYPE_CHECKING, ClassVar
 
 from boto3.exceptions import S3UploadFailedError
 from boto3.s3.transfer import TransferConfig
@@ -223,9 +223,9 @@ class S3Adapter(StorageAdapter):
 
         return AtomicWriter(os.fdopen(descriptor, "wb"), commit, abort=lambda: remove_quietly(spool))
 
-    def _get_file(self, path: str, local_path: str) -> None:
+    def _download(self, path: str, sink: IO[bytes]) -> None:
         with self._translated(path):
-            self._client.download_file(self.bucket, self._key(path), local_path, Config=self._transfer)
+            self._client.download_fileobj(self.bucket, self._key(path), sink, Config=self._transfer)
 
     def _put_file(self, local_path: str, path: str) -> None:
         with self._translated(path):

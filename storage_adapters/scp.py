@@ -27,7 +27,7 @@ import socket
 import stat
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, ClassVar
+from typing import IO, TYPE_CHECKING, ClassVar
 
 import paramiko
 
@@ -241,9 +241,9 @@ class ScpAdapter(StorageAdapter):
 
         return AtomicWriter(remote_file, commit, abort)
 
-    def _get_file(self, path: str, local_path: str) -> None:
+    def _download(self, path: str, sink: IO[bytes]) -> None:
         with self._session(path) as sftp:
-            sftp.get(self._remote(path), local_path)
+            sftp.getfo(self._remote(path), sink)
 
     def _put_file(self, local_path: str, path: str) -> None:
         temporary = self._remote(temp_sibling(path))

@@ -9,8 +9,8 @@ As in Parsl's data providers, staging strategies are small objects with a
   elsewhere (atomically, through `put_file`).
 - `TransferStaging` (mode "staging"): inputs are downloaded into
   `scratch_dir/<logical path>` (each appears only when complete, and if one
-  fails the others are removed, so a task never starts with a partial set);
-  outputs are checked to all exist before any is uploaded, each upload being
+  fails the others are removed, so a task never starts with a partial set),
+  those asked for digested as they land; outputs are checked to all exist before any is uploaded, each upload being
   atomic on the store side.
 
 A failed task (`succeeded=False`) pushes nothing. Transfers of one task run
@@ -22,6 +22,7 @@ task runs (`storage_adapters.streaming`); other stores copy.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 from collections.abc import Callable, Collection, Iterable
@@ -38,12 +39,22 @@ TRANSFER_THREADS = 4
 T = TypeVar("T")
 
 
+@dataclasses.dataclass(frozen=True)
+class StagedInputs:
+    """A task's inputs made local: logical path -> local path, and the digests of the
+    downloaded ones that were asked for (logical path -> digest)."""
+
+    paths: dict[str, str]
+    digests: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
 class StagingStrategy(Protocol):
     """How files of one kind of store reach a task."""
 
     def can_stage(self, adapter: StorageAdapter) -> bool: ...
 
-    def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str) -> dict[str, str]: ...
+    def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str,
+                 digested: Collection[str]) -> StagedInputs: ...
 
     def stage_out(self, adapter: StorageAdapter, outputs: dict[str, str]) -> int: ...
 
@@ -54,11 +65,12 @@ class SharedPathStaging:
     def can_stage(self, adapter: StorageAdapter) -> bool:
         return adapter.mode == "shared" and adapter.mount_path is not None
 
-    def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str) -> dict[str, str]:
+    def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str,
+                 digested: Collection[str]) -> StagedInputs:
         for logical in logical_paths:
             if not adapter.isfile(logical):
                 raise FileNotFoundError(f"input file '{logical}' is not in {adapter.describe()}")
-        return {logical: adapter.local_path(logical) for logical in logical_paths}
+        return StagedInputs({logical: adapter.local_path(logical) for logical in logical_paths})
 
     def stage_out(self, adapter: StorageAdapter, outputs: dict[str, str]) -> int:
         total = 0
@@ -76,16 +88,25 @@ class TransferStaging:
     def can_stage(self, adapter: StorageAdapter) -> bool:
         return adapter.mode == "staging"
 
-    def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str) -> dict[str, str]:
+    def stage_in(self, adapter: StorageAdapter, logical_paths: list[str], scratch_dir: str,
+                 digested: Collection[str]) -> StagedInputs:
         targets = {logical: os.path.join(scratch_dir, *logical.split("/")) for logical in logical_paths}
+        digests: dict[str, str] = {}
+
+        def fetch(logical: str, target: str) -> int:
+            if logical not in digested:
+                return adapter.get_file(logical, target)
+            size, digests[logical] = adapter.get_file_digested(logical, target)
+            return size
+
         try:
-            _concurrently([lambda l=logical, t=target: _transfer(adapter, l, lambda: adapter.get_file(l, t), "read")
+            _concurrently([lambda l=logical, t=target: _transfer(adapter, l, lambda: fetch(l, t), "read")
                            for logical, target in targets.items()])
         except BaseException:
             for target in targets.values():
                 remove_quietly(target)
             raise
-        return targets
+        return StagedInputs(targets, digests)
 
     def stage_out(self, adapter: StorageAdapter, outputs: dict[str, str]) -> int:
         return sum(_concurrently([lambda s=local, d=logical: _transfer(adapter, d, lambda: adapter.put_file(s, d),
@@ -147,12 +168,15 @@ def strategy_for(adapter: StorageAdapter) -> StagingStrategy:
     raise StorageConfigError(f"{adapter.describe()}: no staging strategy handles mode '{adapter.mode}'")
 
 
-def stage_in(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_dir: str) -> dict[str, str]:
-    """Make a task's inputs readable locally; returns logical path -> local path."""
+def stage_in(adapter: StorageAdapter, logical_paths: Iterable[str], scratch_dir: str,
+             digested: Collection[str] = ()) -> StagedInputs:
+    """Make a task's inputs readable locally (`.paths`: logical path -> local path); the
+    downloaded ones among `digested` are digested as they land (`.digests`)."""
     unique = list(dict.fromkeys(adapter.logical_file(path) for path in logical_paths))
     if not unique:
-        return {}
-    return strategy_for(adapter).stage_in(adapter, unique, os.path.abspath(scratch_dir))
+        return StagedInputs({})
+    return strategy_for(adapter).stage_in(adapter, unique, os.path.abspath(scratch_dir),
+                                          frozenset(adapter.logical_file(path) for path in digested))
 
 
 def streams_inputs(adapter: StorageAdapter) -> bool:

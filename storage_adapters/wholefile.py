@@ -1,4 +1,4 @@
-"""`open` and `get_file` for staging stores that move whole files (Chirp, HDFS).
+"""`open` for staging stores that move whole files (Chirp, HDFS).
 
 A store that can only send or receive a file in one piece implements
 `_download(path, sink)` and `_put_file`; this mixin builds the rest on them:
@@ -20,7 +20,6 @@ class WholeFileTransfers:
     """Mixin for a `StorageAdapter` whose transfers are whole files."""
 
     def _download(self, path: str, sink: IO[bytes]) -> None:
-        """Write the whole content of store file `path` to `sink`."""
         raise NotImplementedError
 
     def _put_file(self, local_path: str, path: str) -> None:
@@ -45,7 +44,3 @@ class WholeFileTransfers:
                 remove_quietly(local)
 
         return AtomicWriter(os.fdopen(descriptor, "wb"), commit=commit, abort=lambda: remove_quietly(local))
-
-    def _get_file(self, path: str, local_path: str) -> None:
-        with open(local_path, "wb") as sink:
-            self._download(path, sink)

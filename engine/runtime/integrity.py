@@ -17,7 +17,7 @@ from typing import Optional
 
 from engine.errors import SwiftRuntimeError
 from engine.observe.runlog import RunLog
-from hostkit.digests import file_digest, mismatch_message
+from hostkit.digests import mismatch_message
 
 
 class FileDigests:
@@ -43,11 +43,8 @@ class FileDigests:
         known = self.known
         return tuple((name, known[name]) for name in names if name in known)
 
-    def check(self, name: str, local: str, where: str) -> None:
-        """A fetched copy `local` of `name` must hold what its producer wrote."""
+    def check(self, name: str, found: str, where: str) -> None:
+        """A fetched copy of `name`, digested `found` as it landed, must hold what its producer wrote."""
         recorded = self.known.get(name)
-        if recorded is None:
-            return
-        found = file_digest(local)
-        if found != recorded:
+        if recorded is not None and found != recorded:
             raise SwiftRuntimeError(mismatch_message(name, where, recorded, found))

@@ -150,9 +150,9 @@ class StoreFiles:
             return self.adapter.local_path(logical)
         target = os.path.join(self.cache_dir, *logical.split("/"))
         if not os.path.exists(target):
-            self._transfer(lambda: self.adapter.get_file(logical, target), f"fetch '{path}'")
+            _, found = self._transfer(lambda: self.adapter.get_file_digested(logical, target), f"fetch '{path}'")
             try:
-                self.digests.check(logical, target, self.adapter.describe())
+                self.digests.check(logical, found, self.adapter.describe())
             except SwiftRuntimeError:
                 os.unlink(target)  # never read again from the cache
                 raise
@@ -222,10 +222,10 @@ class StoreFiles:
             raise SwiftRuntimeError(f"glob(): could not list {self.adapter.describe()}: "
                                     f"{e.strerror or e}") from None
 
-    def _transfer(self, action: Any, what: str) -> None:
+    def _transfer(self, action: Callable[[], T], what: str) -> T:
         from storage_adapters import StorageError
         try:
-            _retrying(self.adapter, action)
+            return _retrying(self.adapter, action)
         except FileNotFoundError as e:
             raise SwiftRuntimeError(f"could not {what}: not found in {self.adapter.describe()}") from e
         except StorageError as e:

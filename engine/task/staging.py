@@ -10,8 +10,8 @@ download fails the task before anything is pushed. The caller opens the store
 adapter (once per worker process: `TaskRunner`). Each step's time and bytes
 go into the task's `AppPhases`, with the digests of its outputs (taken by `apps`
 before they leave scratch). An input whose producer's digest the plan carries must
-match it: a copied input is digested once it is in scratch (a read from the page
-cache), a streamed one as it passes through its feeder; a mismatch fails the task,
+match it: a copied input is digested as its download lands in scratch, a streamed
+one as it passes through its feeder; a mismatch fails the task,
 not retried, before anything is pushed.
 """
 
@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from engine.task import scratch as scratch_dirs
 from engine.task.contract import AppPhases, AppSpec, LeafError, StagingPlan
-from hostkit.digests import file_digest, mismatch_message
+from hostkit.digests import mismatch_message
 
 
 def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[AppSpec], dict[str, str]],
@@ -44,9 +44,11 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
                                     {logical for logical, _ in plan.digests})
                 local = streams.paths
             else:
-                local = stage_in(adapter, plan.inputs, os.path.join(scratch, "in"))
+                staged = stage_in(adapter, plan.inputs, os.path.join(scratch, "in"),
+                                  {logical for logical, _ in plan.digests})
+                local = staged.paths
                 phases.bytes_in = sum(os.path.getsize(path) for path in local.values())
-                _check_inputs(plan, {logical: file_digest(local[logical]) for logical, _ in plan.digests}, adapter)
+                _check_inputs(plan, staged.digests, adapter)
         except (StorageError, OSError) as e:
             raise LeafError(f"staging in failed: {e}", retriable=True) from None
         out_dir = os.path.join(scratch, "out")
