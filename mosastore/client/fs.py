@@ -91,7 +91,12 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
         ino = self._overlay.get((parent_inode, text))
         if ino is not None:
             return self._entry(self._pending[ino].entry_attrs())
-        reply, _ = await self.context.call("lookup", parent=parent_inode, name=text)
+        try:
+            reply, _ = await self.context.call("lookup", parent=parent_inode, name=text)
+        except OSError as error:
+            if error.errno != errno.ENOENT:
+                raise
+            return self._absent(text, self._timeout)
         self._directories.put(reply["attrs"])
         return self._entry(self._attrs_of(reply["attrs"]))
 

@@ -17,7 +17,8 @@ is not on this machine, so the stub format is our own:
 
 Publishing a file writes its data first, then its stub under a hidden temporary name,
 renamed over the final name: the stub is the publish step, so no reader sees a file
-before its data is complete. Deleting removes the stub, then the data (kept, unnamed, if
+before its data is complete. (A file whose own name is a storage temporary, which only its
+writer uses, is written in place: `temporary_for`.) Deleting removes the stub, then the data (kept, unnamed, if
 its server is down); renaming moves the stub only; a stub replaced by a publish or a rename
 has its old data removed after. A listing lists the directory server and reads each file's
 stub for its size.
@@ -37,7 +38,7 @@ from typing import BinaryIO, Protocol
 
 from storage_adapters.chirp.client import ChirpClient
 from storage_adapters.chirp.protocol import Connection, Stat
-from storage_adapters.paths import temp_sibling
+from storage_adapters.paths import is_temp_name, temp_sibling
 
 TREE = "/volume/root"
 DATA = "/volume/data"
@@ -94,7 +95,18 @@ class FileReader:
             connection.close()  # the server closes the descriptor with the connection
 
 
-def _put(connection: Connection, source: BinaryIO, size: int, mode: int, temporary: str, target: str) -> None:
+def temporary_for(target: str) -> str | None:
+    """Where a whole new content of `target` is written before it is renamed into place; None
+    when `target` is itself a storage temporary (`is_temp_name`): only its writer uses that
+    name, and renames it once written, so it is written in place (one request, not two)."""
+    return None if is_temp_name(target) else temp_sibling(target)
+
+
+def _put(connection: Connection, source: BinaryIO, size: int, mode: int, temporary: str | None,
+         target: str) -> None:
+    if temporary is None:
+        connection.putfile(target, source, size, mode)
+        return
     connection.putfile(temporary, source, size, mode)
     try:
         connection.rename(temporary, target)
@@ -147,12 +159,13 @@ class SingleVolume:
 
     def publish(self, source: BinaryIO, size: int, mode: int, path: str) -> None:
         """Store `size` bytes of `source` (a real file, read from offset 0) as the whole new
-        content of `path`: under a hidden temporary name, then renamed into place."""
-        temporary = temp_sibling(path)
+        content of `path`: under a hidden temporary name, then renamed into place (`temporary_for`)."""
+        temporary = temporary_for(path)
         try:
             self.directory.call(lambda c: _put(c, source, size, mode, temporary, path))
         except ConnectionError:
-            _quietly(lambda: self.directory.call(lambda c: c.unlink(temporary)))
+            if temporary is not None:
+                _quietly(lambda: self.directory.call(lambda c: c.unlink(temporary)))
             raise
 
     def close(self) -> None:
@@ -313,7 +326,7 @@ class MultiVolume(SingleVolume):
 
     def _publish_stub(self, stub: Stub, mode: int, path: str) -> None:
         target = self.tree(path)
-        temporary = temp_sibling(target)
+        temporary = temporary_for(target)
         content = stub.encode()
         spool = tempfile.TemporaryFile()  # putfile sends from a file descriptor
         spool.write(content)

@@ -265,7 +265,10 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         if created is not None:
             self.names.inode(path)
             return self._pending_entry(self._pending[created])
-        status = await self._stat(path)
+        try:
+            status = await self._stat(path)
+        except FileNotFoundError:
+            return self._absent(path, self._timeout)
         return self._entry(self.names.inode(path), status)
 
     async def forget(self, inode_list: list[tuple[int, int]]) -> None:

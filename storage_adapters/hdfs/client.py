@@ -25,7 +25,7 @@ from typing import BinaryIO, TypeVar
 
 from hdfs_native import Client, ContentSummary, FileReader, FileStatus, WriteOptions
 
-from storage_adapters.paths import temp_sibling
+from storage_adapters.paths import is_temp_name, temp_sibling
 from storage_adapters.retries import Patience
 
 log = logging.getLogger("hdfs.client")
@@ -202,8 +202,9 @@ class Hdfs:
     def upload(self, source: BinaryIO, path: str, mode: int = 0o600) -> None:
         """Write `source` (to its end) as the whole new content of `path`, atomically. A write
         whose pipeline lost a DataNode, or that met the NameNode restarting, is written again
-        from the start when `source` can seek (`_patient`)."""
-        temporary = temp_sibling(path)
+        from the start when `source` can seek (`_patient`). A path that is itself a storage
+        temporary (only its writer uses it, and renames it once written) is written in place."""
+        temporary = path if is_temp_name(path) else temp_sibling(path)
         if not source.seekable():
             self._upload_once(source, path, mode, temporary)
             return
@@ -245,7 +246,8 @@ class Hdfs:
                 # would close it again, later, in whatever thread it runs: a second close waits
                 # for the NameNode, forever once it is gone (seen: a test suite hung).
                 io.RawIOBase.close(writer)
-            self.rename(temporary, path)
+            if temporary != path:
+                self.rename(temporary, path)
         except BaseException:
             with contextlib.suppress(OSError, RuntimeError):
                 self.client.delete(temporary, recursive=False)

@@ -9,6 +9,7 @@ server's catalog reports go to this machine only.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import signal
@@ -21,12 +22,13 @@ from pathlib import Path
 import pytest
 
 from hostkit.errors import StorageConfigError
-from hostkit.mounts import mounted_fstype
+from hostkit.mounts import mount_client, mounted_fstype
 from hostkit.records import ServiceRecord
 from storage_adapters.chirp import service
 from storage_adapters.chirp.adapter import ChirpAdapter, ChirpMountAdapter
 from storage_adapters.chirp.client import ChirpClient
 from storage_adapters.chirp.protocol import AuthenticationRefused, Connection
+from storage_adapters.paths import temp_sibling
 
 from .abstract import StorageConformance
 from .conftest import assert_service_gone, unique_name
@@ -173,6 +175,38 @@ def test_a_file_is_invisible_on_another_mount_until_closed(chirp: ServiceRecord,
     finally:
         service.release(str(tmp_path / "mnt2"), other)
     assert mounted_fstype(str(tmp_path / "mnt2")) is None
+
+
+def test_only_a_storage_temporary_found_absent_is_not_asked_for_again(chirp: ServiceRecord, tmp_path: Path) -> None:
+    """The mount (here with a 60 s entry timeout) lets the kernel keep the absence of a storage
+    temporary (a random name only its writer uses, `paths.temp_sibling`), so its writer's stat
+    and then its create cost one request; any other name is asked of the server at every look,
+    as another node may create it at any moment. A temporary written through the mount is
+    whole under its own name once closed."""
+    mountpoint = tmp_path / "mnt-long"
+    argv = service.mount_argv(str(mountpoint), chirp.info["server"], str(tmp_path / "spool")) + ["--timeout", "60"]
+    mountpoint.mkdir()
+    client = mount_client(argv, os.path.realpath(mountpoint), service.FSTYPE, "the Chirp client",
+                          str(tmp_path / "client.log"))
+    try:
+        directory = unique_name("absent")
+        (mountpoint / directory).mkdir()
+        temporary, plain = temp_sibling(f"{directory}/out.txt"), f"{directory}/plain.txt"
+        assert not (mountpoint / temporary).exists() and not (mountpoint / plain).exists()
+        server = ChirpClient(chirp.info["server"])
+        try:
+            for name in (temporary, plain):  # created by another client of the server meanwhile
+                server.call(lambda connection, name=name: connection.putfile(f"/{name}", io.BytesIO(b"elsewhere"), 9))
+        finally:
+            server.close()
+        assert (mountpoint / plain).read_bytes() == b"elsewhere"
+        assert not (mountpoint / temporary).exists()
+        written = temp_sibling(f"{directory}/mine.txt")
+        (mountpoint / written).write_bytes(b"mine, whole")
+        assert (mount_of(chirp) / written).read_bytes() == b"mine, whole"
+    finally:
+        service.release(str(mountpoint), client)
+    assert mounted_fstype(str(mountpoint)) is None
 
 
 def test_a_listing_read_after_a_rename_does_not_bring_the_old_name_back(chirp: ServiceRecord) -> None:
