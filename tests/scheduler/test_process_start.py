@@ -40,14 +40,18 @@ def test_a_process_is_running_only_as_itself_and_until_it_ends() -> None:
 def test_a_proc_file_is_read_whole_however_long() -> None:
     """A process's environment can be far longer than one read (`procfs.CHUNK_BYTES`)."""
     long_values = {f"LONG_VALUE_{index}": str(index) * (CHUNK_BYTES // 2) for index in range(6)}
-    child = subprocess.Popen(["sleep", "30"], env={**os.environ, **long_values})
+    # The child says when it runs: Popen returns once the child's exec has begun, while the
+    # kernel may still be laying out its new environment (the file reads empty until then).
+    child = subprocess.Popen(["sh", "-c", "echo ready; read line"], env={**os.environ, **long_values},
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
+        assert child.stdout is not None and child.stdout.readline() == b"ready\n"
         with open(f"/proc/{child.pid}/environ", "rb") as environ:
             expected = environ.read()
         assert len(expected) > 3 * CHUNK_BYTES
         assert read_proc(f"/proc/{child.pid}/environ") == expected
     finally:
         child.kill()
-        child.wait()
+        child.communicate()
     with pytest.raises(FileNotFoundError):
         read_proc(f"/proc/{child.pid}/environ")
