@@ -71,10 +71,12 @@ def test_a_remote_node_is_its_round_trip_away_from_a_home_node(far: Cluster) -> 
 
 def test_a_long_transfer_between_regions_runs_at_the_wan_rate(far: Cluster) -> None:
     """The WAN (100 Mbit/s), not the node links (400), limits node3 -> node1. TCP carries
-    1448 bytes in a 1500-byte IP packet, so a full path shows about 96.5%. The probe's two
-    ends are this process: a transfer during which the host was saturated measured the host
-    (the study's rule, `cluster.cpuwatch`), and is measured again, three times at most (once
-    the full suite, busy beside it, made it 89.9)."""
+    1448 bytes in a 1500-byte IP packet, so a full path shows about 96.5%. The probe sends
+    several streams (`probe.steady_mbit`): one stream alone measured 89.9 twice in full suites,
+    on an idle host too, when a burst lost at the path's full queue cost it a retransmission
+    timeout and a slow start. Its two ends are this process: a transfer during which the
+    host was saturated measured the host (the study's rule, `cluster.cpuwatch`), and is
+    measured again, three times at most."""
     record = _record(far)
     node1, _, node3 = record.nodes
     for _ in range(3):
