@@ -71,6 +71,13 @@ def is_temp_name(name: str) -> bool:
     return TEMP_MARKER in posixpath.basename(name)
 
 
+def written_as(target: str) -> str:
+    """Where a whole new content of `target` is written before it is renamed over `target`:
+    a fresh temporary beside it, or `target` itself when it is a temporary already (only its
+    writer uses that name, and renames it once written: one request instead of two)."""
+    return target if is_temp_name(target) else temp_sibling(target)
+
+
 def leads_out(full: str, root: str) -> bool:
     """Whether the file system takes `full`, a path lexically under the directory `root`,
     out of `root` through a symbolic link.

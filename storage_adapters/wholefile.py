@@ -1,7 +1,7 @@
 """`open` for staging stores that move whole files (Chirp, HDFS).
 
-A store that can only send or receive a file in one piece implements
-`_download(path, sink)` and `_put_file`; this mixin builds the rest on them:
+A store that can only send or receive a file in one piece implements the base class's
+`_download(path, sink)` and `_put_file`; this abstract adapter builds `_open` on them:
 `open(path, "rb")` downloads into an anonymous spool file, and `open(path,
 "wb")` collects the bytes in a local temporary file that is uploaded, through
 the store's atomic `_put_file`, when the writer is closed cleanly.
@@ -11,19 +11,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import IO
 
-from storage_adapters.base import AtomicWriter, StoreFile, remove_quietly
+from storage_adapters.base import AtomicWriter, StorageAdapter, StoreFile, remove_quietly
 
 
-class WholeFileTransfers:
-    """Mixin for a `StorageAdapter` whose transfers are whole files."""
-
-    def _download(self, path: str, sink: IO[bytes]) -> None:
-        raise NotImplementedError
-
-    def _put_file(self, local_path: str, path: str) -> None:
-        raise NotImplementedError
+class WholeFileTransfers(StorageAdapter):
+    """A `StorageAdapter` whose transfers are whole files (still abstract: a store supplies
+    `_download` and `_put_file`, among the base class's other primitives)."""
 
     def _open(self, path: str, mode: str) -> StoreFile:
         if mode == "rb":

@@ -84,7 +84,7 @@ def _reach(volume: SingleVolume, root: str, label: str) -> None:
         raise StorageConfigError(f"{label}: {root} on the server is not a directory")
 
 
-class ChirpAdapter(WholeFileTransfers, StorageAdapter):
+class ChirpAdapter(WholeFileTransfers):
     """Files staged to and from a chirp_server with Chirp's own requests."""
 
     backend: ClassVar[str] = "chirp"

@@ -18,7 +18,7 @@ is not on this machine, so the stub format is our own:
 Publishing a file writes its data first, then its stub under a hidden temporary name,
 renamed over the final name: the stub is the publish step, so no reader sees a file
 before its data is complete. (A file whose own name is a storage temporary, which only its
-writer uses, is written in place: `temporary_for`.) Deleting removes the stub, then the data (kept, unnamed, if
+writer uses, is written in place: `paths.written_as`.) Deleting removes the stub, then the data (kept, unnamed, if
 its server is down); renaming moves the stub only; a stub replaced by a publish or a rename
 has its old data removed after. A listing lists the directory server and reads each file's
 stub for its size.
@@ -38,7 +38,7 @@ from typing import BinaryIO, Protocol
 
 from storage_adapters.chirp.client import ChirpClient
 from storage_adapters.chirp.protocol import Connection, Stat
-from storage_adapters.paths import is_temp_name, temp_sibling
+from storage_adapters.paths import written_as
 
 TREE = "/volume/root"
 DATA = "/volume/data"
@@ -95,19 +95,10 @@ class FileReader:
             connection.close()  # the server closes the descriptor with the connection
 
 
-def temporary_for(target: str) -> str | None:
-    """Where a whole new content of `target` is written before it is renamed into place; None
-    when `target` is itself a storage temporary (`is_temp_name`): only its writer uses that
-    name, and renames it once written, so it is written in place (one request, not two)."""
-    return None if is_temp_name(target) else temp_sibling(target)
-
-
-def _put(connection: Connection, source: BinaryIO, size: int, mode: int, temporary: str | None,
-         target: str) -> None:
-    if temporary is None:
-        connection.putfile(target, source, size, mode)
-        return
+def _put(connection: Connection, source: BinaryIO, size: int, mode: int, temporary: str, target: str) -> None:
     connection.putfile(temporary, source, size, mode)
+    if temporary == target:  # a temporary itself (`paths.written_as`)
+        return
     try:
         connection.rename(temporary, target)
     except OSError:
@@ -159,12 +150,12 @@ class SingleVolume:
 
     def publish(self, source: BinaryIO, size: int, mode: int, path: str) -> None:
         """Store `size` bytes of `source` (a real file, read from offset 0) as the whole new
-        content of `path`: under a hidden temporary name, then renamed into place (`temporary_for`)."""
-        temporary = temporary_for(path)
+        content of `path`: under a hidden temporary name, then renamed into place (`paths.written_as`)."""
+        temporary = written_as(path)
         try:
             self.directory.call(lambda c: _put(c, source, size, mode, temporary, path))
         except ConnectionError:
-            if temporary is not None:
+            if temporary != path:
                 _quietly(lambda: self.directory.call(lambda c: c.unlink(temporary)))
             raise
 
@@ -326,7 +317,7 @@ class MultiVolume(SingleVolume):
 
     def _publish_stub(self, stub: Stub, mode: int, path: str) -> None:
         target = self.tree(path)
-        temporary = temporary_for(target)
+        temporary = written_as(target)
         content = stub.encode()
         spool = tempfile.TemporaryFile()  # putfile sends from a file descriptor
         spool.write(content)

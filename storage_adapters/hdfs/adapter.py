@@ -131,7 +131,7 @@ def _user() -> str:
     return pwd.getpwuid(os.geteuid()).pw_name
 
 
-class HdfsAdapter(WholeFileTransfers, StorageAdapter):
+class HdfsAdapter(WholeFileTransfers):
     """Files staged to and from HDFS with the native client."""
 
     backend: ClassVar[str] = "hdfs"

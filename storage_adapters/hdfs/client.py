@@ -25,7 +25,7 @@ from typing import BinaryIO, TypeVar
 
 from hdfs_native import Client, ContentSummary, FileReader, FileStatus, WriteOptions
 
-from storage_adapters.paths import is_temp_name, temp_sibling
+from storage_adapters.paths import written_as
 from storage_adapters.retries import Patience
 
 log = logging.getLogger("hdfs.client")
@@ -204,7 +204,7 @@ class Hdfs:
         whose pipeline lost a DataNode, or that met the NameNode restarting, is written again
         from the start when `source` can seek (`_patient`). A path that is itself a storage
         temporary (only its writer uses it, and renames it once written) is written in place."""
-        temporary = path if is_temp_name(path) else temp_sibling(path)
+        temporary = written_as(path)
         if not source.seekable():
             self._upload_once(source, path, mode, temporary)
             return

@@ -1,6 +1,6 @@
 """How a Chirp volume publishes a file: under a temporary name renamed into place, except a
 file whose own name is a storage temporary, which only its writer uses: that one is written
-in place, one request instead of two (`volume.temporary_for`)."""
+in place, one request instead of two (`paths.written_as`)."""
 
 from __future__ import annotations
 
