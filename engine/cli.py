@@ -73,7 +73,9 @@ def add_commands(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                           " (default: $SWIFTCLOUD_NODES, else this host)")
     run.add_argument("script", help="the .swift file to run")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
-    run.set_defaults(handler=cmd_run, host_launcher=None)
+    # A run's work begins past its set-up: where the engine's run starts, a worker rank's
+    # session, or the job it supervises (`hostkit.startup`).
+    run.set_defaults(handler=cmd_run, host_launcher=None, resumes_collection=True)
 
     check = sub.add_parser("check", help="compile a script without running it",
                            description="Parse and type-check a script; report errors as file:line:col.")

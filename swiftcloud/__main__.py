@@ -2,6 +2,6 @@
 
 import sys
 
-from swiftcloud.cli import main
+from swiftcloud.command import main
 
 sys.exit(main())

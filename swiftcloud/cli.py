@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from engine.errors import CompileError, CompileErrors, SwiftError, SwiftRuntimeError, UsageError
 from hostkit.errors import EXIT_COMPILE, EXIT_INTERRUPTED, EXIT_RUNTIME, StorageConfigError, StorageError
+from hostkit.startup import resume_collection
 from swiftcloud import packages
 
 
@@ -40,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_COMPILE
+    if not getattr(args, "resumes_collection", False):
+        resume_collection()  # the command's work begins
     try:
         return args.handler(args)
     except CompileErrors as e:

@@ -278,3 +278,7 @@ class Program:
     # The files the compiler looked at: absolute path -> digest of what it read there, None
     # where it found no file (engine.lang.sources); the program stands while they are unchanged.
     sources: Mapping[str, Optional[str]] = field(default_factory=dict)
+    # The library functions it calls, by name: a worker is sent only the implementations of
+    # those that run on workers (none, for a program of apps alone, spares every worker rank
+    # the library's import).
+    library_calls: frozenset[str] = frozenset()

@@ -49,6 +49,7 @@ class Lowering:
 
     def __init__(self) -> None:
         self.functions: dict[FuncSym, ir.Function] = {}
+        self.library_calls: set[str] = set()
 
     # ------------------------------------------------------------ expressions
 
@@ -74,6 +75,8 @@ class Lowering:
 
     def expr_Call(self, e: ast.Call) -> ir.Call:
         target = e.target
+        if target.func.kind == "library":
+            self.library_calls.add(target.func.name)
         return ir.Call(func=target.func, signature=target.signature, output_types=tuple(target.output_types),
                        args=tuple(self.expr(a) for a in e.args),
                        kwargs=tuple((kw.name, self.expr(kw.value)) for kw in e.kwargs),
@@ -188,7 +191,8 @@ def lower(checked: CheckedProgram, path: str, sources: Mapping[str, str | None])
     lowering = Lowering()
     functions = {func: lowering.function(func) for func in checked.functions.values()
                  if func.kind in ("composite", "app")}
-    return ir.Program(path=path, statements=tuple(lowering.stmt(s) for s in checked.statements),
-                      global_vars=tuple(checked.global_vars), functions=functions,
+    statements = tuple(lowering.stmt(s) for s in checked.statements)
+    return ir.Program(path=path, statements=statements, global_vars=tuple(checked.global_vars), functions=functions,
                       main=functions.get(checked.main) if checked.main is not None else None,
-                      warnings=tuple(checked.warnings), sources=dict(sources))
+                      warnings=tuple(checked.warnings), sources=dict(sources),
+                      library_calls=frozenset(lowering.library_calls))

@@ -8,7 +8,7 @@ function, an app function, or a library function with typed overloads.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Optional, Protocol, Sequence
 
 from engine.lang.types import ArrayType, Signature, StructType, Type, base_of
 
@@ -16,13 +16,26 @@ if TYPE_CHECKING:  # a compiled script runs without the syntax tree's classes (7
     from engine.lang import ast
 
 
+class _KeptWithoutSyntax:
+    """Pickled without the syntax nodes it points at (`_SYNTAX`): they serve the checker,
+    while a compiled program is kept (the compiled-script cache) and run without the syntax
+    tree, whose classes would cost every run 7 ms to import, and its nodes the time to load."""
+
+    _SYNTAX: ClassVar[tuple[str, ...]]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, **dict.fromkeys(self._SYNTAX)}
+
+
 @dataclass(eq=False)
-class VarSym:
+class VarSym(_KeptWithoutSyntax):
     """A declared variable.
 
     `kind` is one of `global`, `local`, `input`, `output`, `loop` (foreach
     value/key or for-loop variable), `const` (library constant).
     """
+
+    _SYNTAX = ("node",)
 
     name: str
     type: Type
@@ -44,16 +57,19 @@ class VarSym:
 
 
 @dataclass(frozen=True)
-class ParamSpec:
-    """A parameter of a user function: name, type, optional literal default."""
+class ParamSpec(_KeptWithoutSyntax):
+    """A parameter of a user function: name, type, optional literal default (the lowered
+    function's `ir.Param` carries it to the runtime)."""
+
+    _SYNTAX = ("default",)
 
     name: str
     type: Type
-    default: Optional[ast.Expr] = None
+    default: Optional[ast.Expr] = field(default=None, repr=False)
 
 
 @dataclass(eq=False)
-class FuncSym:
+class FuncSym(_KeptWithoutSyntax):
     """A callable: `kind` is `composite`, `app` or `library`.
 
     User functions carry their definition node and parameter lists; library
@@ -61,11 +77,13 @@ class FuncSym:
     `Signature` is stored on the call node (`Call.target` is a `ResolvedCall`).
     """
 
+    _SYNTAX = ("node",)
+
     name: str
     kind: str
     inputs: list[ParamSpec] = field(default_factory=list)
     outputs: list[ParamSpec] = field(default_factory=list)
-    node: Optional[ast.Node] = None
+    node: Optional[ast.Node] = field(default=None, repr=False)
     overloads: tuple[Signature, ...] = ()
     module: Optional[str] = None
     input_syms: list[VarSym] = field(default_factory=list)

@@ -25,15 +25,20 @@ class RunCollection:
 
     def __init__(self) -> None:
         self._before = gc.get_threshold()
+        self._was_enabled = gc.isenabled()
 
     def start(self) -> None:
         self._before = gc.get_threshold()
+        self._was_enabled = gc.isenabled()
         gc.freeze()
         gc.set_threshold(*THRESHOLDS)
+        gc.enable()  # paused while the process started (hostkit.startup)
 
     def stop(self) -> None:
         gc.set_threshold(*self._before)
         gc.unfreeze()
+        if not self._was_enabled:
+            gc.disable()
 
 
 def spare_at_exit() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import resource
 import sys
-from typing import Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence
 
 from engine.errors import SwiftRuntimeError
 from engine.lang.ir import Program
@@ -26,6 +26,9 @@ from engine.runtime.interp import Interpreter
 from engine.runtime.run import Run
 from engine.runtime.values import new_value
 from engine.task.contract import Completion, Task
+
+if TYPE_CHECKING:
+    from engine.task.run import TaskRunner
 
 # Evaluating a statement recurses once per level of its nesting (as the compiler
 # does, see engine.lang.deep_stack); the engine runs on the main thread, whose
@@ -61,7 +64,7 @@ class Engine:
             run.flush_output()
             self.scheduler = (self.scheduler_factory() if self.scheduler_factory
                               else _default_scheduler(run.workers, run.files.locations, run.nodes, run.mpi_world,
-                                                      run.run_log))
+                                                      run.run_log, run.program.library_calls))
         self.scheduler.submit(task)
         self.tasks_submitted += 1
         if run.run_log is not None:
@@ -197,14 +200,22 @@ def _room_to_recurse() -> None:
 
 
 def _default_scheduler(workers: int, locate: Callable[[str], list[str]], nodes: Optional[Sequence[str]],
-                       mpi_world: Any, run_log: Optional[RunLog]) -> Any:
-    from engine.runtime.builtins import worker_builtins
-    from engine.runtime.builtins.context import SimpleContext
+                       mpi_world: Any, run_log: Optional[RunLog], library_calls: Iterable[str]) -> Any:
     from engine.scheduler.dispatch import Scheduler
-    from engine.task.run import TaskRunner
 
-    return Scheduler(workers, runner=TaskRunner(worker_builtins(), SimpleContext),
+    return Scheduler(workers, runner=task_runner(library_calls),
                      transport="mpi" if mpi_world is not None else "local", world=mpi_world,
                      locate=locate, nodes=nodes,
                      on_dispatch=run_log.tasks_dispatched if run_log is not None else None)
 
+
+def task_runner(library_calls: Iterable[str]) -> TaskRunner:
+    """The task runner that travels to a run's workers: with the implementations of the worker
+    builtins among the program's `library_calls`, and their context only if there are some (it
+    brings the whole library with it, which a worker rank of a program of apps alone spares)."""
+    from engine.runtime.builtins import worker_builtins
+    from engine.runtime.builtins.context import SimpleContext
+    from engine.task.run import TaskRunner
+
+    builtins = worker_builtins(library_calls)
+    return TaskRunner(builtins, SimpleContext if builtins else None)

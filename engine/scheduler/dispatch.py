@@ -22,10 +22,10 @@ from typing import Any, Callable, Sequence
 from engine.errors import SwiftRuntimeError, UsageError
 from engine.scheduler.events import (
     Abort, Event, Instruction, Report, RetryDue, ScheduleRetry, SendBatch, Shutdown, StopWorker,
-    TaskSubmitted, WorkerJoined,
+    TaskSubmitted, WorkerJoined, events_from,
 )
 from engine.scheduler.policy import Placement
-from engine.scheduler.protocol import STOP_MESSAGE, Transport, events_from, run_message
+from engine.scheduler.protocol import STOP_MESSAGE, Transport, run_message
 from engine.scheduler.state import SchedulerState
 from engine.scheduler.worker import Runner
 from engine.task.contract import Completion, Task

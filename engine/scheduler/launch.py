@@ -9,7 +9,7 @@
   that mpi4py loads) and return its exit status, like `swift-t -n N` (see
   supervise.py). Rank 0 runs `swiftcloud run --mpi ...` (`hostkit.program`:
   the whole product, every package's stores registered); the worker ranks run
-  the leaner `python -m engine.scheduler.launch`, which skips the command line
+  the leaner `python -m engine.scheduler.launch_worker`, which skips the command line
   and compiler imports (a worker opens only staging stores, the storage
   layer's own).
 - **elsewhere** (`--cluster`, an option the cluster package adds to `run`):
@@ -47,6 +47,7 @@ from engine.errors import UsageError
 from engine.scheduler import lifetime
 from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
 from hostkit.program import importable, swiftcloud_command
+from hostkit.startup import resume_collection
 
 if TYPE_CHECKING:  # argparse costs a worker rank 8 ms to import, for annotations alone
     import argparse
@@ -118,6 +119,7 @@ def enter_run(args: argparse.Namespace) -> int | None:
         return _join(args, launcher)
     host_launcher: HostLauncher | None = getattr(args, "host_launcher", None)
     if host_launcher is not None:
+        resume_collection()  # this process's work is the job elsewhere (hostkit.startup)
         return host_launcher(args, transport)
     if launcher is not None and (launcher.size or 1) > 1:
         raise UsageError(f"{launcher.name} started {launcher.size} copies of this run with "
@@ -130,6 +132,7 @@ def enter_run(args: argparse.Namespace) -> int | None:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
     from engine.scheduler import supervise
 
+    resume_collection()  # this process's work is the job (hostkit.startup)
     return supervise.run_job(mpiexec_command(args.processes, sys.argv), local_job_environment())
 
 
@@ -158,8 +161,8 @@ def mpiexec_command(processes: int, argv: list[str]) -> list[str]:
 
 
 def worker_rank_command() -> list[str]:
-    """What a worker rank of an MPI job runs: this module, which serves tasks."""
-    return [sys.executable, "-m", __name__]
+    """What a worker rank of an MPI job runs: `worker_main`, by way of `launch_worker`."""
+    return [sys.executable, "-m", "engine.scheduler.launch_worker"]
 
 
 def detect_launcher(env: Mapping[str, str]) -> Launcher | None:
@@ -338,7 +341,3 @@ def worker_main() -> int:
               "please report it", file=sys.stderr)
         _leave(EXIT_RUNTIME)
     return status
-
-
-if __name__ == "__main__":
-    sys.exit(worker_main())

@@ -24,6 +24,7 @@ from engine.scheduler.mpi_world import (
     BYE, CANCEL_SIGNAL, EXIT, READY, START, STOPPED, EngineGone, World,
 )
 from engine.scheduler.protocol import DONE, STOP, STOP_MESSAGE, Incoming
+from hostkit.startup import resume_collection
 
 
 class MPITransport:
@@ -136,7 +137,8 @@ def serve_rank(world: World) -> bool:
                 send((BYE, me))
                 return True
             if kind == START:
-                _, runner, node = message
+                _, runner, node = message  # the runner's modules are imported by now
+                resume_collection()  # the rank's start is over (hostkit.startup)
                 _set_node(node or home_node)
                 send((READY, me, worker_loop.node_name()))
                 active[:] = [worker_loop.Worker(runner)]

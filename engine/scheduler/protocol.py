@@ -12,9 +12,10 @@ Worker -> engine:
   bytes for the run log); others do without, so they cost nothing more.
 
 A transport also reports a dead worker as a `WorkerGone` notice. Messages are
-plain tuples so that they stay small and picklable; `events_from` turns what a
-transport received into state-machine events. `Transport` is the small
-interface the `Scheduler` facade drives (local processes now, MPI later).
+plain tuples so that they stay small and picklable; `events.events_from` turns what
+a transport received into state-machine events (the engine's side: a worker rank
+does without the events' classes). `Transport` is the small interface the
+`Scheduler` facade drives (local processes now, MPI later).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Protocol, Union
 
-from engine.scheduler.events import Event, TaskErred, TaskFinished, WorkerLost
 from engine.task.contract import Task
 
 RUN = "run"
@@ -55,20 +55,6 @@ def run_message(tasks: Iterable[Task]) -> tuple[str, list[tuple[int, Any, int]]]
 def done_message(worker_id: int, results: list[Result]) -> tuple[str, int, list[Result]]:
     """The message carrying finished tasks' outcomes back to the engine."""
     return (DONE, worker_id, results)
-
-
-def events_from(item: Incoming) -> list[Event]:
-    """Turn one received message or notice into state-machine events."""
-    if isinstance(item, WorkerGone):
-        return [WorkerLost(item.worker, item.reason)]
-    if not (isinstance(item, tuple) and len(item) == 3 and item[0] == DONE):
-        raise RuntimeError(f"unexpected message from a worker: {item!r:.200}")
-    _, worker, results = item
-    return [
-        TaskFinished(r[0], worker, r[2], r[4], r[5], r[6] if len(r) > 6 else None) if r[1]
-        else TaskErred(r[0], worker, r[2], r[3], r[4], r[5], r[6] if len(r) > 6 else None)
-        for r in results
-    ]
 
 
 class Transport(Protocol):

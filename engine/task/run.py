@@ -7,8 +7,9 @@ escapes. The runner owns what its process keeps between tasks: the apps running
 now (killed if the worker is terminated), the stale temporaries already looked
 for, the open store adapters of staging-mode stores, and the one namespace of
 `python_persist` when a builtin runs here. Library builtins are looked up in the
-table the runner was made with (the runtime makes it: this package does not
-know the library), and run with a context from the factory it was given.
+table the runner was made with (the runtime makes it, of the builtins its program
+calls: this package does not know the library), and run with a context from the
+factory it was given (none with an empty table).
 An app task returns its `AppPhases` (on failure its `LeafError` carries their
 record), which the worker sends back beside the result, with the digest of every
 output the app wrote (`apps`, `staging`).
@@ -47,7 +48,7 @@ SIZE_THREADS = 16
 class TaskRunner:
     """Runs task payloads in one worker process (picklable: it travels to MPI ranks)."""
 
-    def __init__(self, builtins: Mapping[str, Builtin], make_context: ContextFactory) -> None:
+    def __init__(self, builtins: Mapping[str, Builtin], make_context: ContextFactory | None) -> None:
         self._builtins = dict(builtins)
         self._make_context = make_context
         self.apps = AppProcesses()
@@ -145,7 +146,7 @@ class TaskRunner:
 
     def _run_builtin(self, call: BuiltinCall) -> Any:
         builtin = self._builtins.get(call.name)
-        if builtin is None:
+        if builtin is None or self._make_context is None:
             raise LeafError(f"internal error: unknown builtin '{call.name}'", retriable=False)
         context = self._make_context(script_args=list(call.script_args), script_path=call.script_path,
                                      python_namespace=self._namespace, publisher=self.publisher, rng=self._random())

@@ -5,6 +5,8 @@ import was searched for in vain."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,3 +128,18 @@ def test_a_damaged_entry_means_compiling(tmp_path: Path, monkeypatch: pytest.Mon
     compiled = compiles(monkeypatch)
     assert compile_script(str(script)).statements
     assert compiled == [str(script)]
+
+
+def test_a_cached_program_loads_without_the_syntax_tree(tmp_path: Path) -> None:
+    script = tmp_path / "hello.swift"
+    script.write_text('import io;\n(int r) twice (int x = 3) { r = 2 * x; }\nprintf("%i", twice());\n')
+    compile_script(str(script))
+    probe = ("import sys\nfrom engine.script import compile_script\n"
+             f"program = compile_script({str(script)!r})\n"
+             "print(sorted(name for name in sys.modules if name.startswith('engine.lang.')))\n")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", probe], env={**os.environ, "PYTHONPATH": str(root)},
+                         capture_output=True, text=True, check=True).stdout
+    assert "engine.lang.ir" in out
+    # The checker's syntax nodes stay behind: neither the compiler nor the tree's classes load.
+    assert "engine.lang.ast" not in out and "engine.lang.compile" not in out

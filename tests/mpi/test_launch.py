@@ -47,7 +47,7 @@ def test_the_mpiexec_line_runs_the_engine_on_rank_0_and_lean_workers_elsewhere()
     assert command[1:3] == ["-n", "1"]
     assert command[3:at] == [sys.executable, "-m", "swiftcloud", "run", "--mpi", "-n", "4",
                              "a.swift", "--x=1", "run"]
-    assert command[at + 1:] == ["-n", "3", sys.executable, "-m", "engine.scheduler.launch"]
+    assert command[at + 1:] == ["-n", "3", sys.executable, "-m", "engine.scheduler.launch_worker"]
 
 
 def test_the_exit_status_says_why_a_job_ended() -> None:

@@ -72,6 +72,20 @@ def test_hello_world_without_tasks_starts_and_stops_every_rank(run) -> None:
     assert result.stdout == "hello world\n" and result.stderr == ""
 
 
+def test_every_rank_collects_garbage_once_its_start_is_over(run, tmp_path) -> None:
+    # A process of ours pauses its collector while it starts (hostkit.startup): a worker rank
+    # resumes it at its session's start, the engine at its run's.
+    probe = '"import gc", "repr((gc.isenabled(), gc.get_freeze_count() > 0))"'
+    (tmp_path / "gc.swift").write_text(
+        f"import io;\nimport python;\nstring w = python({probe});\nstring e = python_persist({probe});\n"
+        'printf("worker %s engine %s", w, e);\n')
+    for how in (swiftcloud("run", "-n", "3", "--transport", "mpi", "gc.swift"),
+                mpiexec(3, *swiftcloud("run", "--mpi", "gc.swift"))):
+        result = run(how)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == "worker (True, True) engine (True, True)\n"
+
+
 def test_an_app_failure_is_a_runtime_error_and_stops_the_other_ranks_work(run, tmp_path) -> None:
     (tmp_path / "fail.swift").write_text(
         'app (file o) bad () { "sh" "-c" "echo something broke >&2; exit 3" @stdout=o }\n'

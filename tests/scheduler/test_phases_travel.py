@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from engine.scheduler.events import Report, SendBatch, TaskSubmitted, WorkerJoined
+from engine.scheduler.events import Report, SendBatch, TaskSubmitted, WorkerJoined, events_from
 from engine.scheduler.policy import Placement
-from engine.scheduler.protocol import RUN, STOP_MESSAGE, events_from
+from engine.scheduler.protocol import RUN, STOP_MESSAGE
 from engine.scheduler.state import SchedulerState
 from engine.scheduler.worker import serve
 from engine.task.contract import AppPhases, Completion, LeafError, Task

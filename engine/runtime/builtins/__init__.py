@@ -8,7 +8,7 @@ as `impl(ctx, *args)`, the module that makes it visible, and where it runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 
 from engine.runtime.builtins import (
@@ -46,6 +46,7 @@ CONSTANTS: Mapping[str, tuple[str, object, str]] = MappingProxyType({**mathlib.C
 __all__ = ["BUILTINS", "CONSTANTS", "Builtin", "BuiltinContext", "SimpleContext", "worker_builtins"]
 
 
-def worker_builtins() -> dict[str, Callable[..., object]]:
-    """The implementations of the builtins that run on workers, by name (a task runner's table)."""
-    return {name: builtin.impl for name, builtin in BUILTINS.items() if builtin.where == "worker"}
+def worker_builtins(called: Iterable[str]) -> dict[str, Callable[..., object]]:
+    """The implementations of those of the `called` builtins that run on workers, by name (a
+    task runner's table)."""
+    return {name: BUILTINS[name].impl for name in sorted(called) if BUILTINS[name].where == "worker"}
