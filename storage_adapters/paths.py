@@ -13,10 +13,8 @@ import posixpath
 import stat
 import uuid
 
+from hostkit.private_names import STORE_MARKER, is_private, is_store_temporary
 from storage_adapters.errors import StoragePathError
-
-# Temporary names used while a file is being written; listings hide them.
-TEMP_MARKER = ".swiftcloud-tmp-"
 
 
 def to_logical(path: str, root: str | None = None) -> str:
@@ -63,19 +61,20 @@ def parent(logical: str) -> str:
 def temp_sibling(logical: str) -> str:
     """A unique temporary name beside `logical`, hidden from listings."""
     directory, base = posixpath.split(logical)
-    return posixpath.join(directory, f".{base}{TEMP_MARKER}{uuid.uuid4().hex[:12]}")
+    return posixpath.join(directory, f".{base}{STORE_MARKER}{uuid.uuid4().hex[:12]}")
 
 
 def is_temp_name(name: str) -> bool:
-    """True for the temporary names `temp_sibling` makes."""
-    return TEMP_MARKER in posixpath.basename(name)
+    """True for the temporary names `temp_sibling` makes (listings hide them)."""
+    return is_store_temporary(name)
 
 
 def written_as(target: str) -> str:
     """Where a whole new content of `target` is written before it is renamed over `target`:
-    a fresh temporary beside it, or `target` itself when it is a temporary already (only its
-    writer uses that name, and renames it once written: one request instead of two)."""
-    return target if is_temp_name(target) else temp_sibling(target)
+    a fresh temporary beside it, or `target` itself when it is a temporary already, a store's
+    or an app output's (`hostkit.private_names`: only its writer uses that name, and renames
+    it once written: one request instead of two)."""
+    return target if is_private(target) else temp_sibling(target)
 
 
 def leads_out(full: str, root: str) -> bool:

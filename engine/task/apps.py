@@ -27,7 +27,7 @@ from collections import deque
 from contextlib import ExitStack, suppress
 from typing import IO, Any, Mapping
 
-from engine.task.atomic import Publisher, discard, name_beside, temp_beside
+from engine.task.atomic import Publisher, discard, name_beside, open_beside
 from engine.task.contract import AppSpec, LeafError
 from hostkit.digests import file_digest
 from hostkit.mount_report import read_failures
@@ -92,17 +92,24 @@ def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[b
         if target is not None
     }
     temps: dict[str, str] = {}
+    streams: dict[str, IO[bytes]] = {}  # the redirections' temporaries, open for the app
     written: dict[str, str] = {}  # output word on the command line -> its temporary name
     try:
         try:
             for stream, target in targets.items():
-                temps[stream] = temp_beside(target)
+                temps[stream], streams[stream] = open_beside(target)
             redirected = set(targets.values())
             for output in spec.outputs:
                 if output in spec.argv and _resolve(spec, output) not in redirected:
                     written[output] = name_beside(_resolve(spec, output))
             argv = tuple(written.get(word, word) for word in spec.argv)
-            returncode, tail = _execute(spec, argv, temps, running)
+            try:
+                returncode, tail = _execute(spec, argv, streams, running)
+            finally:
+                # Closed once the app has ended: a mount publishes a file at each close, and
+                # one closed while the app still wrote it would be published empty first.
+                for opened in streams.values():
+                    opened.close()
         except OSError as e:
             raise _failure(spec, f"<Could not start: {_os_reason(e)}>", []) from None
         if returncode != 0:
@@ -121,6 +128,8 @@ def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[b
             raise _failure(spec, f"<Could not save output: {_os_reason(e)}>", []) from None
         return digests
     except BaseException:
+        for opened in streams.values():
+            opened.close()
         for temp in [*temps.values(), *written.values()]:
             discard(temp)
         for output in spec.outputs:
@@ -144,13 +153,14 @@ def _digests(spec: AppSpec, temps: dict[str, str]) -> dict[str, str]:
     return digests
 
 
-def _execute(spec: AppSpec, argv: tuple[str, ...], temps: dict[str, str],
+def _execute(spec: AppSpec, argv: tuple[str, ...], streams: dict[str, IO[bytes]],
              running: set[subprocess.Popen[bytes]]) -> tuple[int, list[str]]:
-    """Start the child, pump its stderr if not redirected, wait; (exit status, stderr tail)."""
+    """Start the child, its output redirected to `streams`, pump its stderr if not redirected,
+    wait; (exit status, stderr tail)."""
     with ExitStack() as opened:
         stdin = opened.enter_context(open(_resolve(spec, spec.stdin), "rb")) if spec.stdin else None
-        stdout = opened.enter_context(open(temps["stdout"], "wb")) if "stdout" in temps else None
-        stderr = opened.enter_context(open(temps["stderr"], "wb")) if "stderr" in temps else None
+        stdout = streams.get("stdout")
+        stderr = streams.get("stderr")
         sys.stdout.flush()  # our buffered output must come before the child's
         child = subprocess.Popen(
             list(argv),

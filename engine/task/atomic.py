@@ -11,21 +11,28 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
+from typing import BinaryIO
 
-# `.NAME.<hex>.part` (temp_beside) and `.STEM.<hex>.part.EXT` (name_beside).
-_TEMP_NAME = re.compile(r"\.(?P<head>.*)\.[0-9a-f]{12}\.part(?P<ext>\.[^.]*)?")
+from hostkit.private_names import PART_NAME, part_name, part_name_keeping_extension
 
 
 def temp_beside(target: str) -> str:
     """A fresh hidden path in the target's directory (created, empty); parents made."""
+    temp, created = open_beside(target)
+    created.close()
+    return temp
+
+
+def open_beside(target: str) -> tuple[str, BinaryIO]:
+    """A fresh hidden path in the target's directory, created and open for writing; parents
+    made. Writing through the file it was created with spares a mount a version of it: each
+    close publishes the file to the store, the empty one too."""
     directory, name = os.path.split(os.path.abspath(target))
     while True:
-        candidate = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.part")
+        candidate = os.path.join(directory, part_name(name))
         try:
-            os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            return candidate
+            return candidate, open(candidate, "xb")
         except FileExistsError:
             continue
         except FileNotFoundError:
@@ -39,8 +46,7 @@ def name_beside(target: str) -> str:
     created: the program creates it; its directory is made."""
     directory, name = os.path.split(os.path.abspath(target))
     os.makedirs(directory, exist_ok=True)
-    stem, extension = os.path.splitext(name)
-    return os.path.join(directory, f".{stem}.{os.urandom(6).hex()}.part{extension}")
+    return os.path.join(directory, part_name_keeping_extension(name))
 
 
 class Publisher:
@@ -78,9 +84,9 @@ class Publisher:
 
     def write(self, target: str, data: bytes) -> None:
         """Create or replace `target` with exactly `data`."""
-        temp = temp_beside(target)
+        temp, out = open_beside(target)
         try:
-            with open(temp, "wb") as out:
+            with out:
                 out.write(data)
             self.commit(temp, target)
         except BaseException:
@@ -95,7 +101,7 @@ def _temporaries_in(directory: str) -> dict[str, list[str]]:
     except OSError:
         return found
     for entry in names:
-        match = _TEMP_NAME.fullmatch(entry)
+        match = PART_NAME.fullmatch(entry)
         if match:
             head, ext = match.group("head"), match.group("ext") or ""
             found.setdefault(head, []).append(entry)       # `.NAME.<hex>.part`

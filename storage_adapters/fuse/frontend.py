@@ -38,12 +38,12 @@ import trio
 
 from hostkit.mount_report import FAILURES_XATTR, FailureLog
 from hostkit.mounts import detach
+from hostkit.private_names import is_private
 from storage_adapters.fuse import ops, session
 from storage_adapters.fuse.callers import killed_by_signal, thread_group
 from storage_adapters.fuse.copies import LocalCopies, LocalCopy
 from storage_adapters.fuse.handlers import translated
 from storage_adapters.fuse.iomodes import IoModes, Mode
-from storage_adapters.paths import is_temp_name
 
 log = logging.getLogger("fuse")
 # Four 1 MiB requests ahead of a sequential reader (see `serve_mounted`).
@@ -124,12 +124,13 @@ class FrontEnd(ops.Operations, Generic[P, R]):
     @staticmethod
     def _absent(name: str, timeout: float) -> ops.EntryAttributes:
         """What a lookup that found no `name` answers. Another node may create a name at any
-        moment, so its absence is an error, asked again at every look; but a storage temporary
-        (`paths.is_temp_name`: a random name that only its writer uses, created, written and
-        renamed by it through this mount) is answered as an absence the kernel keeps for
-        `timeout`, so that its writer's next looks (a stat, then the open that creates it) do
-        not ask the store again. The kernel replaces the absence when this mount creates it."""
-        if is_temp_name(name):
+        moment, so its absence is an error, asked again at every look; but a temporary
+        (`hostkit.private_names.is_private`: a store's or an app output's, a random name that
+        only its writer uses, created, written and renamed by it through this mount) is
+        answered as an absence the kernel keeps for `timeout`, so that its writer's next looks
+        (a stat, then the open that creates it) do not ask the store again. The kernel
+        replaces the absence when this mount creates it."""
+        if is_private(name):
             return ops.EntryAttributes(st_ino=0, entry_timeout=timeout)
         raise ops.FUSEError(errno.ENOENT)
 

@@ -23,6 +23,7 @@ import pytest
 
 from hostkit.errors import StorageConfigError
 from hostkit.mounts import mount_client, mounted_fstype
+from hostkit.private_names import part_name
 from hostkit.records import ServiceRecord
 from storage_adapters.chirp import service
 from storage_adapters.chirp.adapter import ChirpAdapter, ChirpMountAdapter
@@ -177,12 +178,12 @@ def test_a_file_is_invisible_on_another_mount_until_closed(chirp: ServiceRecord,
     assert mounted_fstype(str(tmp_path / "mnt2")) is None
 
 
-def test_only_a_storage_temporary_found_absent_is_not_asked_for_again(chirp: ServiceRecord, tmp_path: Path) -> None:
-    """The mount (here with a 60 s entry timeout) lets the kernel keep the absence of a storage
-    temporary (a random name only its writer uses, `paths.temp_sibling`), so its writer's stat
-    and then its create cost one request; any other name is asked of the server at every look,
-    as another node may create it at any moment. A temporary written through the mount is
-    whole under its own name once closed."""
+def test_only_a_temporary_found_absent_is_not_asked_for_again(chirp: ServiceRecord, tmp_path: Path) -> None:
+    """The mount (here with a 60 s entry timeout) lets the kernel keep the absence of a
+    temporary, a store's or an app output's (a random name only its writer uses,
+    `hostkit.private_names`), so its writer's stat and then its create cost one request; any
+    other name is asked of the server at every look, as another node may create it at any
+    moment. A temporary written through the mount is whole under its own name once closed."""
     mountpoint = tmp_path / "mnt-long"
     argv = service.mount_argv(str(mountpoint), chirp.info["server"], str(tmp_path / "spool")) + ["--timeout", "60"]
     mountpoint.mkdir()
@@ -191,19 +192,20 @@ def test_only_a_storage_temporary_found_absent_is_not_asked_for_again(chirp: Ser
     try:
         directory = unique_name("absent")
         (mountpoint / directory).mkdir()
-        temporary, plain = temp_sibling(f"{directory}/out.txt"), f"{directory}/plain.txt"
-        assert not (mountpoint / temporary).exists() and not (mountpoint / plain).exists()
+        temporaries = (temp_sibling(f"{directory}/out.txt"), f"{directory}/{part_name('out.txt')}")
+        plain = f"{directory}/plain.txt"
+        assert not any((mountpoint / name).exists() for name in (*temporaries, plain))
         server = ChirpClient(chirp.info["server"])
         try:
-            for name in (temporary, plain):  # created by another client of the server meanwhile
+            for name in (*temporaries, plain):  # created by another client of the server meanwhile
                 server.call(lambda connection, name=name: connection.putfile(f"/{name}", io.BytesIO(b"elsewhere"), 9))
         finally:
             server.close()
         assert (mountpoint / plain).read_bytes() == b"elsewhere"
-        assert not (mountpoint / temporary).exists()
-        written = temp_sibling(f"{directory}/mine.txt")
-        (mountpoint / written).write_bytes(b"mine, whole")
-        assert (mount_of(chirp) / written).read_bytes() == b"mine, whole"
+        assert not any((mountpoint / temporary).exists() for temporary in temporaries)
+        for written in (temp_sibling(f"{directory}/mine.txt"), f"{directory}/{part_name('mine.txt')}"):
+            (mountpoint / written).write_bytes(b"mine, whole")
+            assert (mount_of(chirp) / written).read_bytes() == b"mine, whole"
     finally:
         service.release(str(mountpoint), client)
     assert mounted_fstype(str(mountpoint)) is None

@@ -1,6 +1,6 @@
 """How a Chirp volume publishes a file: under a temporary name renamed into place, except a
-file whose own name is a storage temporary, which only its writer uses: that one is written
-in place, one request instead of two (`paths.written_as`)."""
+file whose own name is a temporary, a store's or an app output's, which only its writer uses:
+that one is written in place, one request instead of two (`paths.written_as`)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import io
 from collections.abc import Callable
 from typing import Any
 
+from hostkit.private_names import part_name, part_name_keeping_extension
 from storage_adapters.chirp.volume import SingleVolume
 from storage_adapters.paths import is_temp_name, temp_sibling
 
@@ -52,3 +53,14 @@ def test_a_file_is_written_under_a_temporary_and_renamed_into_place() -> None:
 def test_a_storage_temporary_is_written_in_place() -> None:
     temporary = temp_sibling("/d/out.txt")
     assert published(temporary, b"whole") == [("putfile", temporary, "whole")]
+
+
+def test_an_app_outputs_temporary_is_written_in_place() -> None:
+    for temporary in (f"/d/{part_name('out.txt')}", f"/d/{part_name_keeping_extension('out.jpg')}"):
+        assert published(temporary, b"whole") == [("putfile", temporary, "whole")]
+
+
+def test_a_name_that_only_looks_like_one_is_not() -> None:
+    for name in ("/d/.out.txt.part", "/d/out.0123456789ab.part", "/d/.out.0123456789AB.part"):
+        (put, rename) = published(name, b"whole")
+        assert is_temp_name(put[1]) and rename == ("rename", put[1], name)
