@@ -88,6 +88,13 @@ def write_conf(conf_dir: str, core: dict[str, object], hdfs: dict[str, object]) 
             handle.write(_site(properties))
 
 
+# The daemons' JVMs: the serial collector and the quick compiler (C1) alone. With the defaults
+# (G1's concurrent threads, and C2 compiling the hot paths over again as the load shifts) the
+# NameNode's and DataNodes' own JVM threads took the cores their requests wanted: four 1 MB
+# files at a time through the mount went at 28-32 MB/s, 61-62 with these (docs/storage.md).
+JVM_TUNING = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+
+
 def java(conf_dir: str, main_class: str, *args: str, log_dir: str) -> list[str]:
     """The command line of one Hadoop server (`main_class`) with `conf_dir` first on its class path."""
     # The daemons' own temporaries (Jetty's work directory) stay beside their logs: a daemon
@@ -95,7 +102,7 @@ def java(conf_dir: str, main_class: str, *args: str, log_dir: str) -> list[str]:
     # /tmp/hsperfdata_USER/PID file).
     temporaries = os.path.join(log_dir, "tmp")
     os.makedirs(temporaries, mode=0o700, exist_ok=True)
-    return ["java", "-Xmx512m", "-XX:-UsePerfData", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+    return ["java", "-Xmx512m", "-XX:-UsePerfData", *JVM_TUNING, "--add-opens", "java.base/java.lang=ALL-UNNAMED",
             f"-Djava.io.tmpdir={temporaries}",
             f"-Dhadoop.log.dir={log_dir}", f"-Dhadoop.home.dir={os.path.dirname(hadoop_lib())}",
             "-Djava.net.preferIPv4Stack=true", "-cp", class_path(conf_dir), main_class, *args]
