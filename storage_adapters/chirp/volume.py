@@ -17,11 +17,11 @@ is not on this machine, so the stub format is our own:
 
 Publishing a file writes its data first, then its stub under a hidden temporary name,
 renamed over the final name: the stub is the publish step, so no reader sees a file
-before its data is complete. (A file whose own name is a storage temporary, which only its
-writer uses, is written in place: `paths.written_as`.) Deleting removes the stub, then the data (kept, unnamed, if
-its server is down); renaming moves the stub only; a stub replaced by a publish or a rename
-has its old data removed after. A listing lists the directory server and reads each file's
-stub for its size.
+before its data is complete. (A file whose own name is a temporary, a store's or an app
+output's, which only its writer uses, is written in place: `paths.written_as`.) Deleting
+removes the stub, then the data (kept, unnamed, if its server is down); renaming moves the
+stub only; a stub replaced by a publish or a rename has its old data removed after. A
+listing lists the directory server and reads each file's stub for its size.
 """
 
 from __future__ import annotations

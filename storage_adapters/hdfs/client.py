@@ -202,8 +202,9 @@ class Hdfs:
     def upload(self, source: BinaryIO, path: str, mode: int = 0o600) -> None:
         """Write `source` (to its end) as the whole new content of `path`, atomically. A write
         whose pipeline lost a DataNode, or that met the NameNode restarting, is written again
-        from the start when `source` can seek (`_patient`). A path that is itself a storage
-        temporary (only its writer uses it, and renames it once written) is written in place."""
+        from the start when `source` can seek (`_patient`). A path that is itself a
+        temporary, a store's or an app output's (only its writer uses it, and renames it once
+        written), is written in place (`paths.written_as`)."""
         temporary = written_as(path)
         if not source.seekable():
             self._upload_once(source, path, mode, temporary)
