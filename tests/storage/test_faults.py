@@ -151,8 +151,10 @@ def test_a_mosastore_benefactor_killed_mid_run_with_two_copies(reference: Path, 
     state = str(tmp_path / "mosastore-state")
     with running_store(state, benefactors=3, repair_after=4.0) as record:
         os.setxattr(record.info["mountpoint"], PLACEMENT_XATTR, b"replicate:2")
-        run = run_until_ended(runs, reference, tmp_path / "mosastore", state, "mosastore")
         writers = record.info["nodes"].split(",")[0]  # the mount's node: the first copy of every file
+        # The workers run as the mount's node; as this host, a name no benefactor has, the two
+        # copies would go where free space happened to be largest.
+        run = run_until_ended(runs, reference, tmp_path / "mosastore", state, "mosastore", "--nodes", writers)
         first = os.getxattr(Path(record.info["mountpoint"]) / "data" / "1.dat", LOCATION_XATTR).decode().split(",")
         assert len(first) == 2 and writers in first, first
         benefactor = next(p for p in service.processes(record) if p.role == "benefactor" and p.node == writers)
