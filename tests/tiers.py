@@ -38,6 +38,7 @@ QUICK_MODULES = frozenset({
     "scheduler/test_local.py",
     "scheduler/test_worker.py",
     "scheduler/test_process_start.py",
+    "scheduler/test_process_end.py",
     "storage/test_local.py",
     "storage/test_paths.py",
     "storage/test_config.py",

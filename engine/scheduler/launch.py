@@ -44,8 +44,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping, NoReturn
 
 from engine.errors import UsageError
-from engine.scheduler import lifetime
 from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
+from hostkit.process_end import exit_without_teardown
 from hostkit.program import importable, swiftcloud_command
 from hostkit.startup import resume_collection
 
@@ -296,7 +296,7 @@ def _serve(world: World) -> NoReturn:
     from mpi4py import MPI
 
     MPI.Finalize()
-    lifetime.exit_without_teardown(EXIT_OK)
+    exit_without_teardown(EXIT_OK)
 
 
 def _leave(status: int) -> NoReturn:

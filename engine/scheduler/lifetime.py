@@ -19,14 +19,11 @@ clean-up (SIGKILL) thus takes its apps along.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import ctypes
 import os
 import signal
-import sys
 import time
-from typing import NoReturn
 
 from hostkit.procfs import read_proc
 
@@ -46,19 +43,6 @@ def die_with_parent(signum: int) -> None:
 def become_subreaper() -> None:
     """Adopt the orphans of our descendants (instead of init)."""
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
-
-
-def exit_without_teardown(status: int) -> NoReturn:
-    """End this process now, after its atexit handlers, skipping the interpreter's teardown
-    (freeing every module and object one by one: 30-70 ms of a worker rank's exit while nine
-    processes share two cores). The C library's exit still runs the shared libraries'
-    destructors: MPICH's launcher kills the whole job when a finalized rank skips them
-    (`os._exit`)."""
-    atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    _LIBC.exit(status)
-    raise AssertionError("exit returned")  # unreachable: the C library's exit never returns
 
 
 def _prctl(option: int, value: int) -> None:

@@ -55,15 +55,3 @@ def test_a_worker_that_ends_normally_takes_its_guard_along() -> None:
         worker.kill()
         kill_marked(MARK, mark)
 
-
-def test_an_exit_without_teardown_runs_the_exit_handlers_and_keeps_the_status() -> None:
-    program = ("import atexit, sys\n"
-               "from engine.scheduler.lifetime import exit_without_teardown\n"
-               "atexit.register(lambda: print('handler ran'))\n"
-               "sys.stdout.write('buffered, ')\n"
-               "exit_without_teardown(3)\n"
-               "print('after the exit')\n")
-    ended = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
-                           env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": ""})
-    assert ended.returncode == 3
-    assert ended.stdout == "buffered, handler ran\n"
