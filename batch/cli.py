@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
-from datetime import timedelta
 
 from hostkit.errors import EXIT_OK, EXIT_RUNTIME
 
@@ -76,6 +74,8 @@ def _say(text: str) -> None:
 
 
 def run_submit(args: argparse.Namespace) -> int:
+    import shutil
+
     from batch import profiles, submit as batch_submit
     from engine.observe.runlog import next_run_dir
     from engine.script import compile_script
@@ -136,6 +136,8 @@ def run_jobs(args: argparse.Namespace) -> int:
 
 
 def run_cancel(args: argparse.Namespace) -> int:
+    from datetime import timedelta
+
     from psij import JobState
 
     from batch import jobs as job_records, submit as batch_submit

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cluster import netns, probe
-from cluster.nodes import on_node
+from cluster.node_exec import on_node
 from cluster.regions import Region
 from cluster.state import S3_ADDRESS, ClusterState, Node, gateway, region_octet
 from cluster.stores import services_dir

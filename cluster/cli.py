@@ -126,7 +126,7 @@ def run_cluster(args: argparse.Namespace) -> int:
     if not command:
         raise UsageError("usage: swiftcloud cluster exec NODE -- COMMAND...")
     from cluster.launch import node_environment
-    from cluster.nodes import on_node
+    from cluster.node_exec import on_node
 
     argv = on_node(cluster.node(args.node), command)
     os.environ.update(node_environment(cluster))  # swiftcloud commands there use the cluster's stores

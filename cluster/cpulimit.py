@@ -8,7 +8,7 @@ give each node a fixed CPU bandwidth (CFS quota) that together leaves the host h
 and check at every measurement that it had it (cpuwatch.py).
 
 Each node gets a cgroup at `up` (no quota: a node may use any idle core), and every process
-started on the node joins it (nodes.on_node joins its cgroups first): its daemons, FUSE
+started on the node joins it (node_exec.on_node joins its cgroups first): its daemons, FUSE
 clients, MPI proxy, workers and their apps, so a node's FUSE client competes with its tasks
 for the node's share as on a real host. `set_cores` gives every node a quota (or lifts it).
 

@@ -14,7 +14,7 @@ bytes/s, as dd reports):
   rule at the root is the one that also holds for writeback, and it holds for every
   process of the host, node or not.
 - cgroup v2: the root has no `io.max`, so the rules go in a child cgroup of the cluster's
-  (`swiftcloud-TAG`), and every process started on a node joins it (nodes.on_node joins
+  (`swiftcloud-TAG`), and every process started on a node joins it (node_exec.on_node joins
   its cgroups first). v2 charges writeback to the cgroup that dirtied the pages, so the
   limit holds for buffered writes of the node's processes too.
 

@@ -35,7 +35,7 @@ from blake3 import blake3
 
 from cluster import faults
 from cluster.launch import runs_environment
-from cluster.nodes import on_node
+from cluster.node_exec import on_node
 from cluster.state import ClusterState
 from cluster.stores import chirp, hdfs, mosastore
 from cluster.stores.common import CLIENT

@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass
 
 from cluster import netns
-from cluster.nodes import fstype_on, listening, mounted_here, on_node, spawn_on
+from cluster.node_exec import on_node
+from cluster.nodes import fstype_on, listening, mounted_here, spawn_on
 from cluster.state import S3_ADDRESS, ClusterState
 from cluster.stores import DAEMONS, hdfs, s3, services_dir
 from cluster.stores.common import CLIENT

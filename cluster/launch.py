@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping
 
 from cluster import node_exec
-from cluster.nodes import SHARED_SCRATCH, on_node
+from cluster.node_exec import SHARED_SCRATCH, on_node
 from cluster.state import ClusterState, cluster_dir, launch_entries, load, services_dir
 from engine.errors import UsageError
 from engine.scheduler import supervise

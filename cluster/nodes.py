@@ -1,11 +1,9 @@
-"""Running things on an emulated node: its holder process, and `nsenter` into it.
+"""Running things on an emulated node: its holder process, the daemons started on it, and
+what it mounts and listens on.
 
-A node is its holder's namespaces (see holder.py). `on_node(node, argv)` is the argv
-that runs `argv` there: `nsenter` joins the holder's network, mount and UTS
-namespaces and then execs the command, so the PID we record is the command's own and
-it is stopped by that PID like any service process. Before nsenter, the process joins the
-node's cgroups (`JOIN_CGROUPS`, a shell line that also execs in place): its CPU share
-(cpulimit.py) and, on a host with cgroup v2, the cluster's cgroup where its disk throttle holds.
+A node is its holder's namespaces (see holder.py). A daemon runs there by the argv of
+`node_exec.on_node`, so the PID we record is the daemon's own and it is stopped by that PID
+like any service process.
 """
 
 from __future__ import annotations
@@ -18,20 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cluster import netns
-from cluster.node_exec import JOIN_LOOP, nsenter_argv
+from cluster.node_exec import SHARED_SCRATCH, on_node
 from cluster.state import ClusterState, Node
 from hostkit.errors import ServiceError
 from hostkit.mounts import mounted_fstype
 from hostkit.ports import port_open
 from hostkit.processes import Process, spawn, started, wait_until
 from hostkit.program import PROJECT_ROOT, module_environment
-
-SHARED_SCRATCH = "scratch"  # under the cluster directory: each node sees its own behind it
-# `sh -c JOIN_CGROUPS join-cgroups CGROUP_DIR... -- COMMAND...`: move into each cgroup, then
-# become COMMAND (so it keeps the PID, and its children are born in the groups). A shell starts
-# in 0.7 ms against 6 for Python with -S: every process started on a node pays it (MPI
-# proxies, daemons, mounts).
-JOIN_CGROUPS = JOIN_LOOP.format(who="", status=126) + '; exec "$@"'
 
 
 @dataclass(frozen=True)
@@ -44,18 +35,6 @@ class Daemon:
     log: str
     port: int = 0
     env: dict[str, str] = field(default_factory=dict)
-
-
-def on_node(node: Node, argv: list[str], cwd: str | None = None) -> list[str]:
-    """`argv` run inside `node` (its network, mounts and host name), from `cwd`."""
-    if not node.up():
-        raise ServiceError(f"node {node.name} is not running: bring the cluster up again "
-                           "('swiftcloud cluster down', then 'up')")
-    # The cgroups are joined before nsenter: inside the node, /sys is the network namespace's
-    # own (as `ip netns exec` mounts it) and holds no cgroup hierarchy.
-    cgroups = node.cgroups()
-    join = ["/bin/sh", "-c", JOIN_CGROUPS, "join-cgroups", *cgroups, "--"] if cgroups else []
-    return [*join, *nsenter_argv(node.holder_pid, cwd or os.getcwd(), argv)]
 
 
 def cgroup_mounts(directories: list[str]) -> list[list[str]]:

@@ -33,7 +33,6 @@ carry for many nodes at once, so that the shaping, not the CPU, limits a transfe
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -136,6 +135,8 @@ def s3_round_trip_ms(region: Region) -> float:
 
 def load(path: str) -> Layout:
     """The regions, paths and S3 settings of a region file, checked."""
+    import tomllib  # deferred: `run --cluster` loads the regions of a cluster that is up, never a file
+
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)

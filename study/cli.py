@@ -9,6 +9,7 @@ import time
 
 from engine.errors import UsageError
 from hostkit.errors import EXIT_OK, EXIT_RUNTIME
+from study.parts import PARTS
 
 DESCRIPTION = """\
 Reproduce the storage study on an emulated cluster of this machine (network namespaces,
@@ -37,8 +38,6 @@ See docs/study.md for what each figure shows and what we found."""
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Register `study` on the CLI's sub-parsers."""
-    from study.driver import PARTS
-
     parser = subparsers.add_parser("study", help="run the storage study on an emulated cluster (needs root)",
                                    description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stores", metavar="NAME[,NAME]",
@@ -83,7 +82,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.compare:
         return compare_command(args.compare)
     from engine.observe.runlog import next_run_dir
-    from study.driver import PARTS, StudyPlan, run_study
+    from study.driver import StudyPlan, run_study
     from study.stores import study_stores
 
     known = study_stores()

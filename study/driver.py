@@ -14,9 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cluster import lifecycle
+from cluster.stores import with_daemons
 from engine.errors import UsageError
+from hostkit.interrupt import terminate_as_interrupt
+from study import claims, index, io, links, lmp, workflows
 
-PARTS = ("links", "io", "workflows", "lmp")
 SIZES = ("quick", "small", "full")
 Say = Callable[[str], None]
 
@@ -35,8 +38,6 @@ class StudyPlan:
 
 def part_options(part: str, size: str) -> Any:
     """The options of one part at the chosen size: its class's quick(), small() or full()."""
-    from study import io, links, lmp, workflows  # deferred, as below
-
     kind = {"links": links.LinksOptions, "io": io.IoOptions, "workflows": workflows.WorkflowOptions,
             "lmp": lmp.LmpOptions}[part]
     return getattr(kind, size)()
@@ -44,12 +45,6 @@ def part_options(part: str, size: str) -> Any:
 
 def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
     """Run every part of `plan` on one cluster; returns (and writes) study.json's content."""
-    # Deferred: the command line imports this module for PARTS; the parts load the cluster and matplotlib.
-    from cluster import lifecycle
-    from cluster.stores import with_daemons
-    from hostkit.interrupt import terminate_as_interrupt
-    from study import claims, index, io, links, lmp, workflows
-
     if os.geteuid() != 0:
         raise UsageError("the study runs on the emulated cluster, which needs root (network namespaces, tc)")
     options = {part: part_options(part, plan.size) for part in plan.parts}

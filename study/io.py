@@ -35,7 +35,7 @@ from typing import Any
 from cluster import lifecycle
 from cluster.cpuwatch import SATURATED_ABOVE, CpuWatch
 from cluster.launch import node_environment
-from cluster.nodes import on_node
+from cluster.node_exec import on_node
 from cluster.state import ClusterState, Node
 from cluster.stores import with_daemons
 from hostkit.errors import ServiceError, StorageError

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 
 from engine.errors import CompileError, CompileErrors, SwiftError, SwiftRuntimeError, UsageError
@@ -71,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - the last line of defence: ours to fix, so say so
         sys.stdout.flush()
         if args.debug:
+            import traceback  # deferred, as in internal_error_line
+
             traceback.print_exc()
         print(internal_error_line(error, args.debug), file=sys.stderr)
         return EXIT_RUNTIME
@@ -78,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def internal_error_line(error: BaseException, shown: bool) -> str:
     """One line naming an internal error (a bug in swiftcloud, not in the script) and where it is."""
+    import traceback  # deferred: only a bug needs it, and it costs every command's start 2 ms
+
     frames = traceback.extract_tb(error.__traceback__)
     where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
     how = "with the traceback above" if shown else "with your script; 'swiftcloud --debug ...' shows the traceback"

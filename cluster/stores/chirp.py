@@ -21,7 +21,8 @@ import subprocess
 from dataclasses import asdict
 from typing import Any
 
-from cluster.nodes import Daemon, listening, mount_on_each, on_node, spawn_on
+from cluster.node_exec import on_node
+from cluster.nodes import Daemon, listening, mount_on_each, spawn_on
 from cluster.state import ClusterState, Node
 from cluster.stores.common import CLIENT, services_dir
 from hostkit.errors import ServiceError

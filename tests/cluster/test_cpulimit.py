@@ -29,7 +29,7 @@ def test_a_node_quota_holds_its_processes_to_their_share(tmp_path: Path) -> None
     node = cluster.nodes[0]
     try:
         assert cpulimit.quota(node.cpu_cgroup) == 0.25
-        from cluster.nodes import on_node
+        from cluster.node_exec import on_node
         import subprocess
 
         before = _throttled(node.cpu_cgroup)

@@ -20,7 +20,7 @@ import pytest
 
 from batch.store_node import READY_FILE, STOP_FILE
 from cluster.launch import NETWORK_ONLY, node_environment, per_node
-from cluster.nodes import SHARED_SCRATCH
+from cluster.node_exec import SHARED_SCRATCH
 from cluster.state import cluster_dir, load
 from engine.scheduler.launch import venv_mpiexec
 from mosastore.auth import new_secret, write_secret_file
