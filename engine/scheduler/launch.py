@@ -40,7 +40,7 @@ import sys
 import sysconfig
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, NoReturn
 
 from engine.errors import UsageError
 from hostkit.errors import EXIT_COMPILE, EXIT_OK, EXIT_RUNTIME
@@ -129,10 +129,14 @@ def enter_run(args: argparse.Namespace) -> int | None:
         raise UsageError(f"--transport mpi needs mpi4py and the mpich wheel; {INSTALL_HINT}")
     if args.processes < 2:
         raise UsageError("-n needs at least 2 processes (1 engine + 1 worker)")
-    from engine.scheduler import supervise
+    from engine.scheduler import supervise, zygote_start
 
     resume_collection()  # this process's work is the job (hostkit.startup)
-    return supervise.run_job(mpiexec_command(args.processes, sys.argv), local_job_environment())
+    env = local_job_environment()
+    if not on_this_host_alone(env):  # ranks elsewhere could not reach this host's zygote
+        return supervise.run_job(mpiexec_command(args.processes, sys.argv, worker_rank_command()), env)
+    with zygote_start.started(env, worker_rank_command()) as (forker, workers):
+        return supervise.run_job(mpiexec_command(args.processes, sys.argv, workers), env, companion=forker.pid)
 
 
 def mpi_installed() -> bool:
@@ -147,16 +151,16 @@ def venv_mpiexec() -> str | None:
     return path if os.access(path, os.X_OK) else None
 
 
-def mpiexec_command(processes: int, argv: list[str]) -> list[str]:
+def mpiexec_command(processes: int, argv: list[str], workers: list[str]) -> list[str]:
     """The mpiexec line for this command line: rank 0 runs it again with `--mpi`, the
-    other ranks serve tasks (`worker_rank_command`)."""
+    other ranks serve tasks (`workers`: `worker_rank_command`, or a zygote's stub)."""
     words = argv[1:]
     if words[:1] != ["run"]:
         raise UsageError("cannot repeat this command line under mpiexec; use --transport local")
     mpiexec = venv_mpiexec()
     assert mpiexec is not None
     return [mpiexec, "-n", "1", *swiftcloud_command("run", "--mpi", *words[1:]),
-            ":", "-n", str(processes - 1), *worker_rank_command()]
+            ":", "-n", str(processes - 1), *workers]
 
 
 def worker_rank_command() -> list[str]:
@@ -232,16 +236,9 @@ def _start_mpi(launcher: Launcher | None) -> World | int:
         launcher = detect_launcher(os.environ)
     if importlib.util.find_spec("mpi4py") is None:
         raise UsageError(f"--mpi needs mpi4py; {INSTALL_HINT}")
-    import mpi4py
-
     from engine.scheduler import mpi_world
 
-    mpi4py.rc.initialize = False  # we check the launcher first, and finalize ourselves
-    mpi4py.rc.finalize = False
-    for name, value in MPICH_SETTINGS.items():
-        os.environ.setdefault(name, value)  # read as the library loads or by MPI_Init; a user's own setting wins
-    from mpi4py import MPI
-
+    MPI = load_mpi()
     problem = mismatch(launcher, MPI.Get_library_version())
     if problem is not None:
         return _refuse(problem, launcher)
@@ -261,6 +258,21 @@ def _start_mpi(launcher: Launcher | None) -> World | int:
     for name in [name for name in os.environ if name.startswith(LAUNCHER_PREFIXES)]:
         del os.environ[name]
     return mpi_world.World(comm, peers)
+
+
+def load_mpi() -> Any:
+    """mpi4py's MPI module, its library loaded and MPI not started (we check the launcher
+    first, and finalize ourselves), with MPICH's settings in the environment (read as the
+    library loads or by MPI_Init; a user's own win)."""
+    import mpi4py
+
+    mpi4py.rc.initialize = False
+    mpi4py.rc.finalize = False
+    for name, value in MPICH_SETTINGS.items():
+        os.environ.setdefault(name, value)
+    from mpi4py import MPI
+
+    return MPI
 
 
 def _refuse(problem: str, launcher: Launcher | None) -> int:
@@ -322,10 +334,16 @@ def local_job_environment() -> dict[str, str]:
     """The environment of the job `run -n N` starts with the venv's mpiexec: when no resource
     manager gave hosts to spread it over, every rank runs on this host, and UCX is told so."""
     env = child_environment()
-    if not any(env.get(name) for name in HOST_LIST_VARIABLES):
+    if on_this_host_alone(env):
         for name, value in ONE_HOST_UCX.items():
             env.setdefault(name, value)  # a user's own setting wins
     return env
+
+
+def on_this_host_alone(env: Mapping[str, str]) -> bool:
+    """Does a job `run -n N` starts with environment `env` run every rank on this host (no
+    resource manager gave it hosts to spread over)?"""
+    return not any(env.get(name) for name in HOST_LIST_VARIABLES)
 
 
 def worker_main() -> int:

@@ -43,8 +43,10 @@ FORWARDED = (signal.SIGTERM, signal.SIGHUP)
 OWN_STATUSES = (EXIT_OK, EXIT_RUNTIME, EXIT_COMPILE, 130)
 
 
-def run_job(command: Sequence[str], env: Mapping[str, str]) -> int:
-    """Run `command` (an mpiexec line) to its end; return the run's exit status."""
+def run_job(command: Sequence[str], env: Mapping[str, str], companion: int | None = None) -> int:
+    """Run `command` (an mpiexec line) to its end; return the run's exit status. A child of
+    ours that serves the job (`companion`, the zygote of its worker ranks) is no orphan: its
+    starter ends it."""
     # An earlier job's rank killed within the grace period of that job's own sweep left its
     # segment; it is old enough now.
     shm.sweep()
@@ -57,9 +59,9 @@ def run_job(command: Sequence[str], env: Mapping[str, str]) -> int:
                                preexec_fn=functools.partial(die_with_parent, signal.SIGTERM))
         received: list[int] = []
         with _forwarding_signals(job, received):
-            _watch(job)
+            _watch(job, companion)
             status = job.wait()
-        _kill_orphans(job.pid)
+        _kill_orphans(job.pid, companion)
         orderly = os.fstat(status_fd).st_size > 0
         if not orderly:
             shm.sweep()  # killed ranks left their MPICH segments behind
@@ -124,7 +126,7 @@ def _ignore(signum: int, frame: object) -> None:
     """Stay alive to report and clean up; the job handles the interrupt itself."""
 
 
-def _watch(job: subprocess.Popen[bytes]) -> None:
+def _watch(job: subprocess.Popen[bytes], companion: int | None) -> None:
     """Wait for the job to end; meanwhile reap orphans, and kill them once no rank is left."""
     pidfd = _pidfd(job.pid)
     try:
@@ -134,7 +136,7 @@ def _watch(job: subprocess.Popen[bytes]) -> None:
             else:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     job.wait(TICK_S)
-            orphans = [pid for pid in _children(os.getpid()) if pid != job.pid]
+            orphans = [pid for pid in _children(os.getpid()) if pid not in (job.pid, companion)]
             if orphans and not _ranks_alive(job.pid):
                 _kill(orphans)
             else:
@@ -182,10 +184,10 @@ def _ranks_alive(launcher: int) -> bool:
     return any(not is_zombie(rank) for proxy in _children(launcher) for rank in _children(proxy))
 
 
-def _kill_orphans(launcher: int) -> None:
-    """After the launcher ended: kill and reap everything left under us."""
+def _kill_orphans(launcher: int, companion: int | None) -> None:
+    """After the launcher ended: kill and reap everything left under us but the companion."""
     for _ in range(50):
-        orphans = [pid for pid in _children(os.getpid()) if pid != launcher]
+        orphans = [pid for pid in _children(os.getpid()) if pid not in (launcher, companion)]
         if not orphans:
             return
         _kill(orphans)

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from engine.scheduler.launch import (HOST_LIST_VARIABLES, Launcher, detect_launcher, local_job_environment, mismatch,
-                                     mpiexec_command)
+                                     mpiexec_command, worker_rank_command)
 from engine.scheduler.supervise import verdict
 
 from .conftest import mpiexec, swiftcloud
@@ -42,7 +42,7 @@ def test_a_launcher_of_another_mpi_is_a_mismatch() -> None:
 
 
 def test_the_mpiexec_line_runs_the_engine_on_rank_0_and_lean_workers_elsewhere() -> None:
-    command = mpiexec_command(4, ["swiftcloud", "run", "-n", "4", "a.swift", "--x=1", "run"])
+    command = mpiexec_command(4, ["swiftcloud", "run", "-n", "4", "a.swift", "--x=1", "run"], worker_rank_command())
     at = command.index(":")
     assert command[1:3] == ["-n", "1"]
     assert command[3:at] == [sys.executable, "-m", "swiftcloud", "run", "--mpi", "-n", "4",

@@ -155,8 +155,8 @@ def test_compile_and_usage_errors_keep_their_exit_status(run, tmp_path) -> None:
 
 
 WHERE = ('import python;\nimport io;\n'
-         'printf("parent %s", python("import os, psutil", '
-         '"psutil.Process(os.getppid()).name()"));\n'
+         'printf("in an MPI rank %s", python("import sys", '
+         '"str(\'mpi4py.MPI\' in sys.modules and sys.modules[\'mpi4py.MPI\'].Is_initialized())"));\n'
          'printf("launcher variables %s", python("import os", "str(sorted(k for k in os.environ '
          'if k.startswith((\'PMI_\', \'HYDI_\', \'MPI_LOCAL\'))))"));\n')
 
@@ -165,10 +165,10 @@ def test_the_environment_chooses_what_auto_means_and_apps_see_no_launcher(run, t
     (tmp_path / "where.swift").write_text(WHERE)
     mpi = run(swiftcloud("run", "-n", "3", "where.swift"), env={"SWIFTCLOUD_TRANSPORT": "mpi"})
     assert mpi.returncode == 0, mpi.stderr
-    assert sorted_lines(mpi.stdout) == ["launcher variables []", "parent hydra_pmi_proxy"]
+    assert sorted_lines(mpi.stdout) == ["in an MPI rank True", "launcher variables []"]
     local = run(swiftcloud("run", "-n", "3", "where.swift"), env={"SWIFTCLOUD_TRANSPORT": "local"})
     assert local.returncode == 0, local.stderr
-    assert "parent hydra_pmi_proxy" not in local.stdout
+    assert "in an MPI rank False" in local.stdout
 
 
 LONG = ('app (void o) slow (int s) { "sleep" s }\n'

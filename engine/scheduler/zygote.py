@@ -1,0 +1,192 @@
+"""The worker ranks of `run -n N`, forked from one process that has imported what they need.
+
+Each worker rank of a job on this host used to start an interpreter, import the same modules
+and load MPI's library: about 45 ms of CPU, eight times over on `run -n 9`, on the two cores
+the engine's start waits for. Now the command that starts the job also starts a zygote
+(`zygote_start`): one process that imports a worker rank's modules and loads mpi4py's MPI
+library (MPI itself not started), then waits on a socket. What mpiexec starts for a worker
+rank is a stub (`rank_stub.py`): it hands the zygote its environment, its working directory and the
+descriptors the launcher gave it (standard streams, the PMI socket), and the zygote forks the
+rank, which takes them over and goes on as any worker rank (`launch.worker_main`). The stub
+stays as the launcher's process: it passes on the signals it gets and ends as its rank ended
+(the zygote reports how). A rank whose stub is gone (killed with its job) kills itself, and
+its guard then ends its apps, as for any rank.
+
+The socket is in the abstract namespace (nothing left on disk), and the zygote serves only
+processes of its own user (`SO_PEERCRED`). It dies with the command that started it, which
+ends it once the job is over. A rank the zygote cannot serve starts as before, in a process
+of its own; so do the ranks of jobs started otherwise (on the cluster's nodes, by a user's
+own mpiexec).
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import fcntl
+import importlib
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+import threading
+from typing import NamedTuple
+
+from engine.scheduler.lifetime import die_with_parent
+from engine.scheduler.zygote_start import LISTENER_VARIABLE
+from hostkit.process_end import exit_without_teardown
+from hostkit.startup import pause_collection
+
+MAX_REQUEST = 1 << 20  # a stub's environment and directory
+MAX_DESCRIPTORS = 8
+# What every worker rank imports, and the task runner its first session unpickles.
+PRELOADED = ("engine.scheduler.mpi", "engine.task.run")
+WORD = struct.Struct("!i")  # the rank's PID, then its exit code (negative: the signal that ended it)
+
+
+class Request(NamedTuple):
+    """What a stub hands over: its working directory, the descriptor numbers its descriptors
+    have in it (in the order they came), and its environment."""
+
+    directory: str
+    targets: list[int]
+    env: dict[str, str]
+
+
+def main() -> None:
+    """The zygote: import and load what a worker rank needs, then fork a rank per stub."""
+    pause_collection()  # as any worker rank (hostkit.startup); each rank resumes it
+    die_with_parent(signal.SIGKILL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the job's to handle, not ours
+    descriptor, starter = os.environ.pop(LISTENER_VARIABLE).split(":")
+    listener = socket.socket(fileno=int(descriptor))
+    if os.getppid() != int(starter):  # the command died before we asked to die with it
+        return
+    from engine.scheduler import launch  # deferred, as every import below: the collector is paused first
+
+    for name in PRELOADED:
+        importlib.import_module(name)
+    launch.load_mpi()
+    serve(listener)
+
+
+def serve(listener: socket.socket) -> None:
+    """Fork a rank for each stub that connects; tell each stub its rank's PID, then its end.
+    One thread only, so that every fork copies a process no other thread is changing."""
+    ranks: dict[int, tuple[int, socket.socket]] = {}  # pidfd of a rank -> (its PID, its stub)
+    while True:
+        ready, _, _ = select.select([listener, *ranks], [], [])
+        for handle in ready:
+            if handle is listener:
+                _accept(listener, ranks)
+                continue
+            pid, stub = ranks.pop(handle)
+            os.close(handle)
+            _, status = os.waitpid(pid, 0)
+            with contextlib.suppress(OSError):
+                stub.sendall(WORD.pack(os.waitstatus_to_exitcode(status)))
+            stub.close()
+
+
+def _accept(listener: socket.socket, ranks: dict[int, tuple[int, socket.socket]]) -> None:
+    stub, _ = listener.accept()
+    try:
+        request, descriptors, stub_pid = _request(stub)
+    except (OSError, ValueError):
+        stub.close()  # the stub starts its rank itself
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            listener.close()
+            stub.close()
+            for handle in ranks:
+                os.close(handle)
+            status = _become_rank(request, descriptors, stub_pid)
+        finally:
+            exit_without_teardown(status)
+    for descriptor in descriptors:
+        os.close(descriptor)
+    ranks[os.pidfd_open(pid)] = (pid, stub)
+    with contextlib.suppress(OSError):
+        stub.sendall(WORD.pack(pid))
+
+
+def _request(stub: socket.socket) -> tuple[Request, list[int], int]:
+    """What a stub sent: its directory, its environment, where its descriptors go; the
+    descriptors; and its PID. ValueError for a stub of another user, or a malformed request."""
+    pid, uid, _ = struct.unpack("3i", stub.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+    data, ancillary, _, _ = stub.recvmsg(MAX_REQUEST, socket.CMSG_SPACE(MAX_DESCRIPTORS * 4))
+    descriptors = array.array("i")
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            descriptors.frombytes(payload[:len(payload) - len(payload) % descriptors.itemsize])
+    if uid != os.getuid():
+        for descriptor in descriptors:
+            os.close(descriptor)
+        raise ValueError("a stub of another user")
+    directory, numbers, *entries = data.decode("utf-8", "surrogateescape").split("\0")
+    targets = [int(number) for number in numbers.split(",")]
+    if len(targets) != len(descriptors):
+        for descriptor in descriptors:
+            os.close(descriptor)
+        raise ValueError("descriptors missing")
+    env = dict(entry.split("=", 1) for entry in entries if "=" in entry)
+    return Request(directory, targets, env), list(descriptors), pid
+
+
+def _become_rank(request: Request, descriptors: list[int], stub_pid: int) -> int:
+    """In the forked rank: take over the stub's descriptors, directory and environment, die
+    with the stub, and serve as a worker rank; the rank's exit status."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in any Python process
+    targets = request.targets
+    # Out of the way first, so that placing one descriptor never closes another still unplaced.
+    moved = [fcntl.fcntl(descriptor, fcntl.F_DUPFD, max(targets) + 1) for descriptor in descriptors]
+    for descriptor in descriptors:
+        os.close(descriptor)
+    for descriptor, target in zip(moved, targets):
+        os.dup2(descriptor, target)
+    keep = set(targets)
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) not in keep:
+            with contextlib.suppress(OSError):
+                os.close(int(name))
+    with contextlib.suppress(OSError):
+        os.setpgid(0, os.getpgid(stub_pid))  # signals to the stub's group reach the rank too
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(0, os.sched_getaffinity(stub_pid))
+    os.chdir(request.directory)
+    os.environ.clear()
+    os.environ.update(request.env)
+    _die_with(stub_pid)
+    from engine.scheduler.launch import worker_main
+
+    return worker_main()
+
+
+def _die_with(stub_pid: int) -> None:
+    """Kill this rank when its stub ends (the launcher killed the job): SIGKILL, as the
+    launcher would have, and the rank's guard ends its apps."""
+    try:
+        handle = os.pidfd_open(stub_pid)
+    except OSError:
+        os.kill(os.getpid(), signal.SIGKILL)
+        return
+
+    def watch() -> None:
+        select.select([handle], [], [])
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="stub-watch", daemon=True).start()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception:  # noqa: BLE001 - the stubs, turned away, start their ranks themselves
+        sys.exit(1)

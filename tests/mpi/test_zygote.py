@@ -1,0 +1,72 @@
+"""The worker ranks of `swiftcloud run -n N`: forked from the zygote, each behind the stub
+mpiexec started (engine.scheduler.zygote, rank_stub.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from engine.scheduler import zygote_start
+from engine.scheduler.launch import worker_rank_command
+
+from .conftest import marked, mpiexec, swiftcloud
+from .test_runs import sorted_lines, start_long_run
+
+# Where the Python leaves ran: the worker rank's parent process (its name, and the module it
+# runs), and whether MPI runs there.
+WHERE = ('import python;\nimport io;\n'
+         'foreach i in [1:4] {\n'
+         '  printf("%s", python("import os, sys, psutil; parent = psutil.Process(os.getppid())", '
+         '"str((parent.name(), parent.cmdline()[1:3], sys.modules[\'mpi4py.MPI\'].Is_initialized()))"));\n'
+         '}\n')
+
+
+def is_stub(process) -> bool:  # type: ignore[no-untyped-def]
+    return process.cmdline()[1:4] == ["-I", "-S", zygote_start.STUB]
+
+
+def test_worker_ranks_are_forked_from_the_zygote(run, tmp_path) -> None:
+    (tmp_path / "where.swift").write_text(WHERE)
+    result = run(swiftcloud("run", "-n", "3", "--transport", "mpi", "where.swift"))
+    assert result.returncode == 0, result.stderr
+    assert sorted_lines(result.stdout) == ["('python', ['-m', 'engine.scheduler.zygote'], True)"] * 4
+
+
+def test_a_stub_that_cannot_reach_its_zygote_becomes_a_rank_itself(run, tmp_path) -> None:
+    (tmp_path / "where.swift").write_text(WHERE)
+    stub = [sys.executable, "-I", "-S", zygote_start.STUB, "swiftcloud-zygote-that-is-not-there",
+            *worker_rank_command()]
+    result = run([*mpiexec(1, *swiftcloud("run", "--mpi", "where.swift")), ":", "-n", "2", *stub])
+    assert result.returncode == 0, result.stderr
+    lines = sorted_lines(result.stdout)
+    assert len(lines) == 4 and all(line.startswith("('hydra_pmi_proxy', ") and line.endswith(", True)")
+                                   for line in lines), lines
+
+
+def test_a_rank_whose_stub_is_killed_ends_and_so_does_the_run(tmp_path, mark) -> None:
+    run = start_long_run(tmp_path, mark)
+    stubs = [process for process in marked(mark) if is_stub(process)]
+    assert len(stubs) == 2, [process.cmdline() for process in marked(mark)]
+    stubs[0].send_signal(signal.SIGKILL)  # as the launcher ends a job's processes
+    _, stderr = run.communicate(timeout=30)  # a hang guard: the apps sleep 60 s
+    assert run.returncode == 1, stderr  # the apps did not finish: the run ended with the rank
+    assert "one of its processes died" in stderr or "was killed by SIGKILL" in stderr, stderr
+
+
+def test_a_signal_to_a_stub_reaches_its_rank(tmp_path, mark) -> None:
+    run = start_long_run(tmp_path, mark)
+    stub = next(process for process in marked(mark) if is_stub(process))
+    stub.send_signal(signal.SIGTERM)  # caught by the stub: only its rank, told in turn, ends the run
+    _, stderr = run.communicate(timeout=30)  # not the apps' 60 s
+    assert run.returncode == 1, stderr
+    assert "one of its processes died" in stderr or "was killed by" in stderr, stderr
+
+
+def test_a_job_given_hosts_by_a_resource_manager_starts_its_ranks_as_before(run, tmp_path) -> None:
+    (tmp_path / "where.swift").write_text(WHERE)  # ranks on other hosts could not reach this one's zygote
+    result = run(swiftcloud("run", "-n", "3", "--transport", "mpi", "where.swift"),
+                 env={"SLURM_JOB_NODELIST": os.uname().nodename})
+    assert result.returncode == 0, result.stderr
+    lines = sorted_lines(result.stdout)
+    assert len(lines) == 4 and all(line.startswith("('hydra_pmi_proxy', ") for line in lines), lines
