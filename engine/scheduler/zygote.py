@@ -26,6 +26,7 @@ import contextlib
 import fcntl
 import importlib
 import os
+import resource
 import select
 import signal
 import socket
@@ -74,14 +75,22 @@ def main() -> None:
 
 def serve(listener: socket.socket) -> None:
     """Fork a rank for each stub that connects; tell each stub its rank's PID, then its end.
-    One thread only, so that every fork copies a process no other thread is changing."""
+    One thread only, so that every fork copies a process no other thread is changing. Two
+    descriptors a rank (its pidfd, its stub's connection): the soft limit goes up to the hard
+    one, and poll has no ceiling on their numbers, for jobs of many ranks."""
+    _, most = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (most, most))
     ranks: dict[int, tuple[int, socket.socket]] = {}  # pidfd of a rank -> (its PID, its stub)
+    watched = select.poll()
+    watched.register(listener, select.POLLIN)
     while True:
-        ready, _, _ = select.select([listener, *ranks], [], [])
-        for handle in ready:
-            if handle is listener:
-                _accept(listener, ranks)
+        for handle, _ in watched.poll():
+            if handle == listener.fileno():
+                rank = _accept(listener, ranks)
+                if rank is not None:
+                    watched.register(rank, select.POLLIN)
                 continue
+            watched.unregister(handle)
             pid, stub = ranks.pop(handle)
             os.close(handle)
             _, status = os.waitpid(pid, 0)
@@ -90,13 +99,14 @@ def serve(listener: socket.socket) -> None:
             stub.close()
 
 
-def _accept(listener: socket.socket, ranks: dict[int, tuple[int, socket.socket]]) -> None:
+def _accept(listener: socket.socket, ranks: dict[int, tuple[int, socket.socket]]) -> int | None:
+    """Serve the stub that connected: fork its rank; the rank's pidfd (None: turned away)."""
     stub, _ = listener.accept()
     try:
         request, descriptors, stub_pid = _request(stub)
     except (OSError, ValueError):
         stub.close()  # the stub starts its rank itself
-        return
+        return None
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -112,9 +122,11 @@ def _accept(listener: socket.socket, ranks: dict[int, tuple[int, socket.socket]]
             exit_without_teardown(status)
     for descriptor in descriptors:
         os.close(descriptor)
-    ranks[os.pidfd_open(pid)] = (pid, stub)
+    handle = os.pidfd_open(pid)
+    ranks[handle] = (pid, stub)
     with contextlib.suppress(OSError):
         stub.sendall(WORD.pack(pid))
+    return handle
 
 
 def _request(stub: socket.socket) -> tuple[Request, list[int], int]:
