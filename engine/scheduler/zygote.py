@@ -172,6 +172,8 @@ def _become_rank(request: Request, descriptors: list[int], stub_pid: int) -> int
         os.setpgid(0, os.getpgid(stub_pid))  # signals to the stub's group reach the rank too
     with contextlib.suppress(OSError):
         os.sched_setaffinity(0, os.sched_getaffinity(stub_pid))
+    with contextlib.suppress(OSError):  # the stub's, not the zygote's raised one: apps inherit it
+        resource.setrlimit(resource.RLIMIT_NOFILE, resource.prlimit(stub_pid, resource.RLIMIT_NOFILE))
     os.chdir(request.directory)
     os.environ.clear()
     os.environ.update(request.env)

@@ -70,3 +70,17 @@ def test_a_job_given_hosts_by_a_resource_manager_starts_its_ranks_as_before(run,
     assert result.returncode == 0, result.stderr
     lines = sorted_lines(result.stdout)
     assert len(lines) == 4 and all(line.startswith("('hydra_pmi_proxy', ") for line in lines), lines
+
+
+LIMIT = ('import python;\nimport io;\n'
+         'app (file o) limit () { "sh" "-c" "ulimit -Sn" @stdout=o }\n'
+         'file f <"limit.txt"> = limit();\n'
+         'printf("%s", python("import resource", "str(resource.getrlimit(resource.RLIMIT_NOFILE)[0])"));\n')
+
+
+def test_a_rank_and_its_apps_keep_the_launchers_limit_on_open_files(run, tmp_path) -> None:
+    (tmp_path / "limit.swift").write_text(LIMIT)  # the zygote raises its own, for its many descriptors
+    result = run(["sh", "-c", 'ulimit -Sn 512 && exec "$@"', "sh",
+                  *swiftcloud("run", "-n", "3", "--transport", "mpi", "limit.swift")])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "512\n" and (tmp_path / "limit.txt").read_text() == "512\n"
