@@ -138,16 +138,17 @@ def _request(stub: socket.socket) -> tuple[Request, list[int], int]:
     for level, kind, payload in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             descriptors.frombytes(payload[:len(payload) - len(payload) % descriptors.itemsize])
-    if uid != os.getuid():
+    try:
+        if uid != os.getuid():
+            raise ValueError("a stub of another user")
+        directory, numbers, *entries = data.decode("utf-8", "surrogateescape").split("\0")
+        targets = [int(number) for number in numbers.split(",")]
+        if len(targets) != len(descriptors):
+            raise ValueError("descriptors missing")
+    except ValueError:
         for descriptor in descriptors:
             os.close(descriptor)
-        raise ValueError("a stub of another user")
-    directory, numbers, *entries = data.decode("utf-8", "surrogateescape").split("\0")
-    targets = [int(number) for number in numbers.split(",")]
-    if len(targets) != len(descriptors):
-        for descriptor in descriptors:
-            os.close(descriptor)
-        raise ValueError("descriptors missing")
+        raise
     env = dict(entry.split("=", 1) for entry in entries if "=" in entry)
     return Request(directory, targets, env), list(descriptors), pid
 
