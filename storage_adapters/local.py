@@ -17,8 +17,9 @@ import stat
 from typing import IO, TYPE_CHECKING, ClassVar
 
 from hostkit.errors import StorageConfigError
+from hostkit.private_names import is_store_temporary
 from storage_adapters.base import AtomicWriter, DIRECTORY, FILE, FileInfo, StorageAdapter, StoreFile, remove_quietly
-from storage_adapters.paths import is_temp_name, temp_sibling
+from storage_adapters.paths import temp_sibling
 
 if TYPE_CHECKING:
     from storage_adapters.settings import StorageSettings
@@ -76,7 +77,7 @@ class LocalAdapter(StorageAdapter):
         entries = []
         with os.scandir(self._full(path)) as listing:
             for entry in listing:
-                if is_temp_name(entry.name):
+                if is_store_temporary(entry.name):
                     continue
                 child = f"{path}/{entry.name}" if path else entry.name
                 try:

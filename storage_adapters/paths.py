@@ -13,7 +13,7 @@ import posixpath
 import stat
 import uuid
 
-from hostkit.private_names import STORE_MARKER, is_private, is_store_temporary
+from hostkit.private_names import STORE_MARKER, is_private
 from storage_adapters.errors import StoragePathError
 
 
@@ -62,11 +62,6 @@ def temp_sibling(logical: str) -> str:
     """A unique temporary name beside `logical`, hidden from listings."""
     directory, base = posixpath.split(logical)
     return posixpath.join(directory, f".{base}{STORE_MARKER}{uuid.uuid4().hex[:12]}")
-
-
-def is_temp_name(name: str) -> bool:
-    """True for the temporary names `temp_sibling` makes (listings hide them)."""
-    return is_store_temporary(name)
 
 
 def written_as(target: str) -> str:

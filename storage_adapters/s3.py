@@ -31,9 +31,9 @@ from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionEr
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from hostkit.errors import StorageConfigError
+from hostkit.private_names import is_store_temporary
 from storage_adapters.base import AtomicWriter, DIRECTORY, FILE, FileInfo, StorageAdapter, StoreFile, remove_quietly
 from storage_adapters.errors import StorageTransferError, StorageUnavailableError
-from storage_adapters.paths import is_temp_name
 from storage_adapters.s3client import make_client
 from storage_adapters.services import minio
 
@@ -202,7 +202,7 @@ class S3Adapter(StorageAdapter):
                 for common in page.get("CommonPrefixes", []):
                     entries.append(FileInfo(self._logical_of(common["Prefix"].rstrip("/")), DIRECTORY, 0))
                 for item in page.get("Contents", []):
-                    if item["Key"] != directory_key and not is_temp_name(item["Key"]):
+                    if item["Key"] != directory_key and not is_store_temporary(item["Key"]):
                         entries.append(FileInfo(self._logical_of(item["Key"]), FILE, item["Size"]))
         return entries
 

@@ -32,9 +32,10 @@ from typing import IO, TYPE_CHECKING, ClassVar
 import paramiko
 
 from hostkit.errors import StorageConfigError
+from hostkit.private_names import is_store_temporary
 from storage_adapters.base import AtomicWriter, DIRECTORY, FILE, FileInfo, StorageAdapter, StoreFile
 from storage_adapters.errors import StorageTransferError
-from storage_adapters.paths import is_temp_name, temp_sibling
+from storage_adapters.paths import temp_sibling
 from storage_adapters.services import sshd
 
 if TYPE_CHECKING:
@@ -206,7 +207,7 @@ class ScpAdapter(StorageAdapter):
             listing = sftp.listdir_attr(self._remote(path))
         entries = []
         for attributes in listing:
-            if is_temp_name(attributes.filename):
+            if is_store_temporary(attributes.filename):
                 continue
             child = posixpath.join(path, attributes.filename) if path else attributes.filename
             if stat.S_ISDIR(attributes.st_mode or 0):

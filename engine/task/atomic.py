@@ -17,13 +17,6 @@ from typing import BinaryIO
 from hostkit.private_names import PART_NAME, part_name, part_name_keeping_extension
 
 
-def temp_beside(target: str) -> str:
-    """A fresh hidden path in the target's directory (created, empty); parents made."""
-    temp, created = open_beside(target)
-    created.close()
-    return temp
-
-
 def open_beside(target: str) -> tuple[str, BinaryIO]:
     """A fresh hidden path in the target's directory, created and open for writing; parents
     made. Writing through the file it was created with spares a mount a version of it: each

@@ -32,6 +32,7 @@ import posixpath
 from typing import IO, TYPE_CHECKING, ClassVar
 
 from hostkit.errors import StorageConfigError
+from hostkit.private_names import is_store_temporary
 from hostkit.processes import Process
 from storage_adapters.base import DIRECTORY, FILE, FileInfo, StorageAdapter
 from storage_adapters.chirp import service
@@ -39,7 +40,6 @@ from storage_adapters.chirp.client import parse_address
 from storage_adapters.chirp.protocol import AuthenticationRefused
 from storage_adapters.chirp.volume import VOLUMES, MultiVolume, SingleVolume, open_volume
 from storage_adapters.mounted import MountedStore
-from storage_adapters.paths import is_temp_name
 from storage_adapters.wholefile import WholeFileTransfers
 
 if TYPE_CHECKING:
@@ -169,7 +169,7 @@ class ChirpAdapter(WholeFileTransfers):
     def _ls(self, path: str) -> list[FileInfo]:
         entries = []
         for name, status in self._volume.listdir(self._path(path)):
-            if is_temp_name(name):
+            if is_store_temporary(name):
                 continue
             child = f"{path}/{name}" if path else name
             entries.append(FileInfo(child, DIRECTORY, 0) if status.is_dir else FileInfo(child, FILE, status.size))

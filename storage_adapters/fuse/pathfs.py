@@ -36,12 +36,12 @@ from typing import Any, BinaryIO, Protocol, TypeVar
 
 import trio
 
+from hostkit.private_names import is_store_temporary
 from storage_adapters.fuse import ops
 from storage_adapters.fuse.callers import thread_group
 from storage_adapters.fuse.edits import Edits
 from storage_adapters.fuse.frontend import FrontEnd, Handle, serve_mounted
 from storage_adapters.fuse.handlers import decode_name, translated
-from storage_adapters.paths import is_temp_name
 
 log = logging.getLogger("fuse.pathfs")
 Result = TypeVar("Result")
@@ -310,7 +310,7 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         entries: list[tuple[bytes, ops.EntryAttributes, int]] = []
         seen = set()
         for name, status in sorted(listing):
-            if is_temp_name(name):
+            if is_store_temporary(name):
                 # A transfer in flight, or what a client killed mid-transfer left: not a file
                 # of the store (the adapters do not list them either).
                 continue

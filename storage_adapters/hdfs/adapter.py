@@ -39,12 +39,12 @@ from collections import Counter
 from typing import IO, TYPE_CHECKING, ClassVar
 
 from hostkit.errors import StorageConfigError
+from hostkit.private_names import is_store_temporary
 from hostkit.processes import Process
 from storage_adapters.base import DIRECTORY, FILE, FileInfo, StorageAdapter
 from storage_adapters.hdfs import service
 from storage_adapters.hdfs.client import Hdfs
 from storage_adapters.mounted import MountedStore
-from storage_adapters.paths import is_temp_name
 from storage_adapters.wholefile import WholeFileTransfers
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ class HdfsAdapter(WholeFileTransfers):
         entries = []
         for status in self._hdfs.listdir(self._path(path)):
             name = posixpath.basename(status.path.rstrip("/"))
-            if is_temp_name(name):
+            if is_store_temporary(name):
                 continue
             child = f"{path}/{name}" if path else name
             entries.append(FileInfo(child, DIRECTORY, 0) if status.isdir else FileInfo(child, FILE, status.length))

@@ -4,23 +4,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.task.atomic import Publisher, name_beside, temp_beside
+from engine.task.atomic import Publisher, name_beside, open_beside
 
 PUBLISHER = Publisher()
 
 
 def _publish(target: Path, data: bytes) -> None:
-    temp = temp_beside(str(target))
-    Path(temp).write_bytes(data)
+    temp, out = open_beside(str(target))
+    with out:
+        out.write(data)
     PUBLISHER.commit(temp, str(target))
+
+
+def _abandoned(target: Path) -> Path:
+    """A temporary of `target` as an interrupted writer leaves it: created, empty."""
+    temp, out = open_beside(str(target))
+    out.close()
+    return Path(temp)
 
 
 def test_stale_temporaries_of_the_target_go_others_stay(tmp_path: Path) -> None:
     PUBLISHER.forget_listings()
-    crashed = Path(temp_beside(str(tmp_path / "a.txt")))
+    crashed = _abandoned(tmp_path / "a.txt")
     crashed_ext = Path(name_beside(str(tmp_path / "a.txt")))
     crashed_ext.write_bytes(b"half")
-    other = Path(temp_beside(str(tmp_path / "b.txt")))
+    other = _abandoned(tmp_path / "b.txt")
     _publish(tmp_path / "a.txt", b"whole")
     assert (tmp_path / "a.txt").read_bytes() == b"whole"
     assert not crashed.exists() and not crashed_ext.exists()

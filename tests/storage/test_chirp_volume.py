@@ -8,9 +8,9 @@ import io
 from collections.abc import Callable
 from typing import Any
 
-from hostkit.private_names import part_name, part_name_keeping_extension
+from hostkit.private_names import is_store_temporary, part_name, part_name_keeping_extension
 from storage_adapters.chirp.volume import SingleVolume
-from storage_adapters.paths import is_temp_name, temp_sibling
+from storage_adapters.paths import temp_sibling
 
 
 class RecordingConnection:
@@ -46,7 +46,7 @@ def published(path: str, content: bytes) -> list[tuple[str, ...]]:
 
 def test_a_file_is_written_under_a_temporary_and_renamed_into_place() -> None:
     (put, rename) = published("/d/out.txt", b"whole")
-    assert put[0] == "putfile" and is_temp_name(put[1]) and put[2] == "whole"
+    assert put[0] == "putfile" and is_store_temporary(put[1]) and put[2] == "whole"
     assert rename == ("rename", put[1], "/d/out.txt")
 
 
@@ -63,4 +63,4 @@ def test_an_app_outputs_temporary_is_written_in_place() -> None:
 def test_a_name_that_only_looks_like_one_is_not() -> None:
     for name in ("/d/.out.txt.part", "/d/out.0123456789ab.part", "/d/.out.0123456789AB.part"):
         (put, rename) = published(name, b"whole")
-        assert is_temp_name(put[1]) and rename == ("rename", put[1], name)
+        assert is_store_temporary(put[1]) and rename == ("rename", put[1], name)

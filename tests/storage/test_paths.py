@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from hostkit.private_names import is_store_temporary
 from storage_adapters.errors import StoragePathError
-from storage_adapters.paths import is_temp_name, leads_out, temp_sibling, to_logical
+from storage_adapters.paths import leads_out, temp_sibling, to_logical
 
 
 @pytest.mark.parametrize(("given", "expected"), [
@@ -42,8 +43,8 @@ def test_absolute_paths_under_a_mount_become_logical() -> None:
 def test_temporary_names_are_recognized() -> None:
     temporary = temp_sibling("dir/out.txt")
     assert temporary.startswith("dir/.out.txt")
-    assert is_temp_name(temporary)
-    assert not is_temp_name("dir/out.txt")
+    assert is_store_temporary(temporary)
+    assert not is_store_temporary("dir/out.txt")
     assert temp_sibling("dir/out.txt") != temporary
 
 
