@@ -59,11 +59,11 @@ def up(state_dir: str, nodes: int, regions: tuple[Region, ...] = DEFAULT_REGIONS
         if store not in stores.CLUSTER_STORES:
             raise ServiceError(f"--storage {store}: the cluster can start {', '.join(stores.CLUSTER_STORES)}")
     placed = place(nodes, regions)
-    os.makedirs(directory, mode=0o700, exist_ok=True)
     with_disks = [region for region in placed if region.disk_mbps > 0]
-    if with_disks:
-        disks.mechanism()  # refuse before anything is made when the host cannot throttle a disk
+    if with_disks:  # refusals come before anything is made, the state directory included
+        disks.mechanism()
         disks.check_space(directory, len(with_disks))
+    os.makedirs(directory, mode=0o700, exist_ok=True)
     tag = tag_for(directory)
     used = [region for region in regions if region in placed]
     cluster = ClusterState(tag, directory, f"{tag}-hub", f"{tag}-s3", [asdict(region) for region in used],

@@ -56,9 +56,9 @@ def run_study(plan: StudyPlan, say: Say) -> dict[str, Any]:
     with terminate_as_interrupt():
         say(f"bringing up {nodes} nodes with {', '.join(with_daemons(plan.stores)) or 'no daemons'}")
         begin = time.perf_counter()
-        cluster = lifecycle.up(plan.state_dir, nodes, regions, with_daemons(plan.stores), say)
-        results["cluster_up_s"] = round(time.perf_counter() - begin, 1)
-        try:
+        try:  # a refused or failed `up` leaves no state directory behind either
+            cluster = lifecycle.up(plan.state_dir, nodes, regions, with_daemons(plan.stores), say)
+            results["cluster_up_s"] = round(time.perf_counter() - begin, 1)
             for part in plan.parts:
                 directory = os.path.join(plan.out_dir, part)
                 os.makedirs(directory, exist_ok=True)

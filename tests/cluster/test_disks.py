@@ -148,8 +148,16 @@ def test_measure_covers_every_pair_of_regions_and_s3(tmp_path: Path) -> None:
 
 
 def test_a_full_host_disk_is_refused_clearly(tmp_path: Path) -> None:
-    with pytest.raises(ServiceError, match=r"GiB free; 100000 node disks need at least 200000 GiB"):
-        disks.check_space(str(tmp_path), 100_000)
+    with pytest.raises(ServiceError, match=r"GiB free; 100000 node disks need at least 50000 GiB \(0.5 GiB a node"):
+        disks.check_space(str(tmp_path / "not" / "made" / "yet"), 100_000)
+    assert not (tmp_path / "not").exists()
+
+
+def test_a_cluster_refused_for_room_makes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(disks, "MIN_FREE_PER_NODE", 1 << 60)
+    with pytest.raises(ServiceError, match="node disks need"):
+        lifecycle.up(str(tmp_path / "state"), 2, (Region("home", 2, 1000.0),))
+    assert not (tmp_path / "state").exists()
 
 
 def test_a_sampled_check_measures_one_disk_a_region_and_the_last_node() -> None:
