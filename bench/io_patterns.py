@@ -397,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown backend(s): {', '.join(unknown)}")
     os.makedirs(args.out, exist_ok=True)
+    if args.work:
+        os.makedirs(args.work, exist_ok=True)
     work = tempfile.mkdtemp(prefix="io-patterns-", dir=args.work)
     state_dir = os.path.join(work, "services")
     # Workers open their stores in try-it mode from this state directory.
