@@ -20,7 +20,7 @@ from cluster import node_exec
 from cluster.node_exec import SHARED_SCRATCH, on_node
 from cluster.state import ClusterState, cluster_dir, launch_entries, load, services_dir
 from engine.errors import UsageError
-from engine.scheduler import supervise
+from engine.scheduler import supervise, zygote_start
 from engine.scheduler.launch import INSTALL_HINT, child_environment, mpi_installed, venv_mpiexec, worker_rank_command
 from hostkit.errors import ServiceError
 from hostkit.program import swiftcloud_command
@@ -53,8 +53,11 @@ def run_on_cluster(state_dir: str, args: argparse.Namespace, transport: str) -> 
     mpiexec = venv_mpiexec()
     assert mpiexec is not None
     # Rank 0 runs the same words with --mpi, which it obeys before --cluster.
-    argv, env = job(cluster, args.processes, words[1:], mpiexec, child_environment())
-    return supervise.run_job(argv, env)
+    env = job_environment(cluster, child_environment())
+    # The worker ranks come from a zygote on this host, each joining its node (zygote.py).
+    with zygote_start.started(env, worker_rank_command(), cluster.path(node_exec.ZYGOTES)) as (forker, workers):
+        return supervise.run_job(job(cluster, args.processes, words[1:], mpiexec, workers), env,
+                                 companion=forker.pid)
 
 
 def find(state_dir: str) -> ClusterState:
@@ -71,19 +74,24 @@ def find(state_dir: str) -> ClusterState:
     return cluster
 
 
-def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str,
-        env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-    """The argv that runs `swiftcloud run WORDS` as a `processes`-rank job over the cluster,
-    and its environment. The first node has two slots (the engine and worker 1), the others
-    one, so k workers run on the first k nodes, home region first."""
+def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str, workers: list[str]) -> list[str]:
+    """The argv that runs `swiftcloud run WORDS` as a `processes`-rank job over the cluster, its
+    worker ranks running `workers`. The first node has two slots (the engine and worker 1), the
+    others one, so k workers run on the first k nodes, home region first."""
     argv = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(node_exec.LAUNCHER),
             "-hosts", ",".join(f"{node.name}:{2 if index == 0 else 1}" for index, node in enumerate(cluster.nodes)),
             "-n", "1", *swiftcloud_command("run", "--mpi", *words),
-            ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", *worker_rank_command()]
+            ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", *workers]
+    return on_node(cluster.nodes[0], argv, os.getcwd())
+
+
+def job_environment(cluster: ClusterState, env: dict[str, str]) -> dict[str, str]:
+    """A job's environment on the cluster: `env` less our node names, with the cluster's
+    network-only MPI settings and what runs on a node need."""
     job_env = without_node_names(env)
     job_env.update(NETWORK_ONLY)
     job_env.update(node_environment(cluster))
-    return on_node(cluster.nodes[0], argv, os.getcwd()), job_env
+    return job_env
 
 
 def per_node(cluster: ClusterState, argv: list[str], mpiexec: str) -> list[str]:

@@ -176,8 +176,8 @@ def down(state_dir: str, report: Report = lambda line: None) -> bool:
     for store in stores.RECORDS:
         forget_record(stores.services_dir(cluster), store)
     stores.purge(cluster)
-    for part in ("nodes", DISKS, "services", "mnt", "scratch", node_exec.LAUNCHER, node_exec.LAUNCH_TABLE, "hosts",
-                 "delayline.json", "delayline.log"):
+    for part in ("nodes", DISKS, "services", "mnt", "scratch", node_exec.ZYGOTES, node_exec.LAUNCHER,
+                 node_exec.LAUNCH_TABLE, "hosts", "delayline.json", "delayline.log"):
         path = cluster.path(part)
         if os.path.isdir(path):
             shutil.rmtree(path, ignore_errors=True)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 LAUNCHER = "node-exec"  # the script's name in the cluster's directory
 STATE_VARIABLE = "SWIFTCLOUD_CLUSTER_STATE"
 SHARED_SCRATCH = "scratch"  # under the cluster directory: each node sees its own behind it
+ZYGOTES = "zygotes"  # under the cluster directory: the sockets of runs' zygotes, seen by every node
 LAUNCH_TABLE = "launch.table"
 # With "$@" = CGROUP_DIR... -- COMMAND...: move this shell into each cgroup, leaving "$@" =
 # COMMAND. Its failure message begins with `{who}` and ends the shell with `{status}`. Shared

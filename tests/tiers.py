@@ -39,6 +39,7 @@ QUICK_MODULES = frozenset({
     "scheduler/test_worker.py",
     "scheduler/test_process_start.py",
     "scheduler/test_process_end.py",
+    "scheduler/test_namespaces.py",
     "storage/test_local.py",
     "storage/test_paths.py",
     "storage/test_config.py",

@@ -2,9 +2,9 @@
 (`zygote.py`, started by `zygote_start.py`), run as `python -I -S rank_stub.py ADDRESS COMMAND...`.
 
 It starts in a few milliseconds: no site, no module of ours, only the interpreter's C modules.
-It connects to the zygote at ADDRESS (an abstract Unix socket), hands it its working directory,
-environment and descriptors (the standard streams, and the PMI socket the launcher gave it),
-and learns its rank's PID. It then stands for the rank towards the launcher: the signals it
+It connects to the zygote at ADDRESS (a Unix socket: a file when ADDRESS is absolute, else
+abstract), hands it its working directory, environment and descriptors (the standard streams,
+and the PMI socket the launcher gave it), and learns its rank's PID. It then stands for the rank towards the launcher: the signals it
 gets go on to the rank, and it ends as the rank ended, by the same signal if one killed it.
 If the zygote cannot be reached, or turns the stub away, the stub execs COMMAND, the worker
 rank's own (`launch.worker_rank_command`), and is a rank as those started without a zygote are.
@@ -12,7 +12,6 @@ rank's own (`launch.worker_rank_command`), and is a rank as those started withou
 
 import _signal
 import _socket
-import array
 import os
 import struct
 import sys
@@ -36,9 +35,9 @@ def main() -> None:
     request = "\0".join([os.getcwd(), ",".join(map(str, targets))]
                         + [f"{name}={value}" for name, value in os.environ.items()])
     try:
-        connection.connect("\0" + sys.argv[1])
+        connection.connect(sys.argv[1] if sys.argv[1].startswith("/") else "\0" + sys.argv[1])
         connection.sendmsg([request.encode("utf-8", "surrogateescape")],
-                           [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, array.array("i", targets).tobytes())])
+                           [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack(f"{len(targets)}i", *targets))])
         rank = receive_word(connection)
     except OSError:
         rank = None

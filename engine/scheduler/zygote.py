@@ -12,11 +12,13 @@ stays as the launcher's process: it passes on the signals it gets and ends as it
 (the zygote reports how). A rank whose stub is gone (killed with its job) kills itself, and
 its guard then ends its apps, as for any rank.
 
-The socket is in the abstract namespace (nothing left on disk), and the zygote serves only
-processes of its own user (`SO_PEERCRED`). It dies with the command that started it, which
-ends it once the job is over. A rank the zygote cannot serve starts as before, in a process
-of its own; so do the ranks of jobs started otherwise (on the cluster's nodes, by a user's
-own mpiexec).
+The zygote serves only processes of its own user (`SO_PEERCRED`). It dies with the command
+that started it, which ends it once the job is over. The ranks of `run --cluster` come from a
+zygote too, on the host: each rank joins the cgroups and the network, host name and mount
+namespaces of its stub, i.e. its emulated node, before it takes the stub's directory
+(`hostkit.namespaces`; docs/cluster.md says what this changes against real nodes). A rank the
+zygote cannot serve starts as before, in a process of its own; so do the ranks of jobs started
+otherwise (over hosts a resource manager gave, by a user's own mpiexec).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import NamedTuple
 
 from engine.scheduler.lifetime import die_with_parent
 from engine.scheduler.zygote_start import LISTENER_VARIABLE
+from hostkit import namespaces
 from hostkit.process_end import exit_without_teardown
 from hostkit.startup import pause_collection
 
@@ -175,6 +178,11 @@ def _become_rank(request: Request, descriptors: list[int], stub_pid: int) -> int
         os.sched_setaffinity(0, os.sched_getaffinity(stub_pid))
     with contextlib.suppress(OSError):  # the stub's, not the zygote's raised one: apps inherit it
         resource.setrlimit(resource.RLIMIT_NOFILE, resource.prlimit(stub_pid, resource.RLIMIT_NOFILE))
+    try:
+        namespaces.join(stub_pid)  # the emulated node of a stub on the cluster; nothing on this host
+    except OSError as error:
+        sys.stderr.write(f"swiftcloud: a worker rank cannot join its node: {error}\n")
+        return 1
     os.chdir(request.directory)
     os.environ.clear()
     os.environ.update(request.env)

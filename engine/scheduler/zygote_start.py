@@ -5,6 +5,11 @@ a stub connecting before the zygote is ready waits in the socket's queue, and gi
 zygote, a process of its own (`python -m engine.scheduler.zygote`), with the job's environment.
 The worker ranks' command is then the stub's (`rank_stub.py`) with the socket's address, and
 the command a rank runs without a zygote, which the stub runs in its place if need be.
+
+The socket is abstract (nothing left on disk) when every rank runs in this network namespace.
+Ranks on the emulated cluster's nodes, each a network namespace of its own, cannot reach an
+abstract socket of this one: there it is a file, in a directory of the cluster's that `cluster
+down` removes, should a killed run leave it behind.
 """
 
 from __future__ import annotations
@@ -12,32 +17,57 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 
 LISTENER_VARIABLE = "SWIFTCLOUD_ZYGOTE"  # in the zygote: "DESCRIPTOR:PID", its socket and its starter
+SOCKET_PATH_BYTES = 108  # sun_path, with its closing NUL
 STUB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank_stub.py")
 
 
 @contextlib.contextmanager
-def started(env: Mapping[str, str], alone: list[str]) -> Iterator[tuple[subprocess.Popen[bytes], list[str]]]:
+def started(env: Mapping[str, str], alone: list[str],
+            socket_directory: str | None = None) -> Iterator[tuple[subprocess.Popen[bytes], list[str]]]:
     """A zygote for one job with environment `env`: (its process, the worker ranks' command,
-    whose stub runs `alone` in its place if the zygote cannot serve it). Ended when the block
-    is left."""
+    whose stub runs `alone` in its place if the zygote cannot serve it). With a
+    `socket_directory`, its socket is a file in there, for stubs in other network namespaces.
+    Ended when the block is left."""
+    directory = _private_directory(socket_directory) if socket_directory is not None else None
+    # What a stub is given: the socket file's path, or the abstract name without its leading NUL.
+    address = (os.path.join(directory, "socket") if directory is not None
+               else f"swiftcloud-zygote-{os.getpid()}-{os.urandom(8).hex()}")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    address = f"\0swiftcloud-zygote-{os.getpid()}-{os.urandom(8).hex()}"
     try:
-        listener.bind(address)
+        listener.bind(address if directory is not None else f"\0{address}")
         listener.listen(128)  # every stub of the job may connect before the zygote is ready
         process = subprocess.Popen([sys.executable, "-m", "engine.scheduler.zygote"],
                                    env={**env, LISTENER_VARIABLE: f"{listener.fileno()}:{os.getpid()}"},
                                    pass_fds=(listener.fileno(),), stdin=subprocess.DEVNULL)
+    except BaseException:
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+        raise
     finally:
         listener.close()
     try:
-        yield process, [sys.executable, "-I", "-S", STUB, address[1:], *alone]
+        yield process, [sys.executable, "-I", "-S", STUB, address, *alone]
     finally:
         with contextlib.suppress(ProcessLookupError):
             process.kill()
         process.wait()
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _private_directory(parent: str) -> str:
+    """A new directory of ours for the socket file, in `parent` (made if need be); in the
+    system's temporary directory if a socket's path there would be too long (108 bytes)."""
+    os.makedirs(parent, mode=0o700, exist_ok=True)
+    directory = tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=parent)
+    if len(os.path.join(directory, "socket").encode()) < SOCKET_PATH_BYTES:
+        return directory
+    os.rmdir(directory)
+    return tempfile.mkdtemp(prefix="swiftcloud-zygote-")
