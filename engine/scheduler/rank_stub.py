@@ -24,6 +24,21 @@ def become_a_rank_ourselves() -> None:
     os.execv(sys.argv[2], sys.argv[2:])
 
 
+def connect(connection: _socket.socket, address: str) -> None:
+    """A socket file's path (through its directory's descriptor if it is too long for a socket
+    address, as the zygote bound it), or an abstract name."""
+    if not address.startswith("/"):
+        connection.connect("\0" + address)
+    elif len(address.encode()) < 108:
+        connection.connect(address)
+    else:
+        directory = os.open(os.path.dirname(address), os.O_PATH | os.O_DIRECTORY)
+        try:
+            connection.connect(f"/proc/self/fd/{directory}/{os.path.basename(address)}")
+        finally:
+            os.close(directory)
+
+
 def receive_word(connection: _socket.socket) -> int | None:
     data = connection.recv(WORD.size)
     return WORD.unpack(data)[0] if len(data) == WORD.size else None
@@ -35,7 +50,7 @@ def main() -> None:
     request = "\0".join([os.getcwd(), ",".join(map(str, targets))]
                         + [f"{name}={value}" for name, value in os.environ.items()])
     try:
-        connection.connect(sys.argv[1] if sys.argv[1].startswith("/") else "\0" + sys.argv[1])
+        connect(connection, sys.argv[1])
         connection.sendmsg([request.encode("utf-8", "surrogateescape")],
                            [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack(f"{len(targets)}i", *targets))])
         rank = receive_word(connection)

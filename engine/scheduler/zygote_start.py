@@ -41,7 +41,10 @@ def started(env: Mapping[str, str], alone: list[str],
                else f"swiftcloud-zygote-{os.getpid()}-{os.urandom(8).hex()}")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
-        listener.bind(address if directory is not None else f"\0{address}")
+        if directory is None:
+            listener.bind(f"\0{address}")
+        else:
+            _bind_file(listener, address)
         listener.listen(128)  # every stub of the job may connect before the zygote is ready
         process = subprocess.Popen([sys.executable, "-m", "engine.scheduler.zygote"],
                                    env={**env, LISTENER_VARIABLE: f"{listener.fileno()}:{os.getpid()}"},
@@ -63,11 +66,19 @@ def started(env: Mapping[str, str], alone: list[str],
 
 
 def _private_directory(parent: str) -> str:
-    """A new directory of ours for the socket file, in `parent` (made if need be); in the
-    system's temporary directory if a socket's path there would be too long (108 bytes)."""
+    """A new directory of ours for the socket file, in `parent` (made if need be)."""
     os.makedirs(parent, mode=0o700, exist_ok=True)
-    directory = tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=parent)
-    if len(os.path.join(directory, "socket").encode()) < SOCKET_PATH_BYTES:
-        return directory
-    os.rmdir(directory)
-    return tempfile.mkdtemp(prefix="swiftcloud-zygote-")
+    return tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=parent)
+
+
+def _bind_file(listener: socket.socket, path: str) -> None:
+    """Bind to `path`, even one longer than a socket address holds (108 bytes): through the
+    directory's descriptor in /proc, as the stub connects (rank_stub.py)."""
+    if len(path.encode()) < SOCKET_PATH_BYTES:
+        listener.bind(path)
+        return
+    directory = os.open(os.path.dirname(path), os.O_PATH | os.O_DIRECTORY)
+    try:
+        listener.bind(f"/proc/self/fd/{directory}/{os.path.basename(path)}")
+    finally:
+        os.close(directory)

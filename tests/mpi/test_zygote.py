@@ -10,7 +10,7 @@ import sys
 from engine.scheduler import zygote_start
 from engine.scheduler.launch import worker_rank_command
 
-from .conftest import marked, mpiexec, swiftcloud
+from .conftest import REPO_ROOT, marked, mpiexec, swiftcloud
 from .test_runs import sorted_lines, start_long_run
 
 # Where the Python leaves ran: the worker rank's parent process (its name, and the module it
@@ -42,6 +42,20 @@ def test_a_stub_that_cannot_reach_its_zygote_becomes_a_rank_itself(run, tmp_path
     lines = sorted_lines(result.stdout)
     assert len(lines) == 4 and all(line.startswith("('hydra_pmi_proxy', ") and line.endswith(", True)")
                                    for line in lines), lines
+
+
+def test_a_zygote_whose_socket_file_has_a_path_too_long_for_an_address_serves_its_stubs(run, tmp_path) -> None:
+    """The emulated cluster's zygote listens on a file under the cluster's directory, whose
+    path may pass the 108 bytes a socket address holds (in pytest's directories it does)."""
+    (tmp_path / "where.swift").write_text(WHERE)
+    sockets = tmp_path / ("d" * 100)
+    environment = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    with zygote_start.started(environment, worker_rank_command(), str(sockets)) as (_, stub):
+        assert len(stub[4]) > 108 and stub[4].startswith(str(sockets))
+        result = run([*mpiexec(1, *swiftcloud("run", "--mpi", "where.swift")), ":", "-n", "2", *stub])
+    assert result.returncode == 0, result.stderr
+    assert sorted_lines(result.stdout) == ["('python', ['-m', 'engine.scheduler.zygote'], True)"] * 4
+    assert os.listdir(sockets) == []  # its directory went with it
 
 
 def test_a_rank_whose_stub_is_killed_ends_and_so_does_the_run(tmp_path, mark) -> None:
