@@ -28,11 +28,11 @@ variable named by `secret_env`).
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 from typing import TYPE_CHECKING, ClassVar
 
 from hostkit.errors import ServiceError, StorageConfigError
+from hostkit.file_copy import copy_contents
 from mosastore import deploy, service
 from mosastore.auth import AuthenticationError, SECRET_ENV, check_secret, write_secret_file
 from mosastore.placement import LOCATION_XATTR, PLACEMENT_XATTR, WRITER_XATTR, parse_hint
@@ -180,7 +180,7 @@ class MosaStoreAdapter(LocalAdapter):
         try:
             with open(local_path, "rb") as source, open(temporary, "wb") as target:
                 self._tag_writer(target.fileno())
-                shutil.copyfileobj(source, target, 1024 * 1024)
+                copy_contents(source, target)
             os.replace(temporary, self._full(path))
         except BaseException:
             remove_quietly(temporary)

@@ -17,6 +17,7 @@ import stat
 from typing import IO, TYPE_CHECKING, ClassVar
 
 from hostkit.errors import StorageConfigError
+from hostkit.file_copy import copy_contents
 from hostkit.private_names import is_store_temporary
 from storage_adapters.base import AtomicWriter, DIRECTORY, FILE, FileInfo, StorageAdapter, StoreFile, remove_quietly
 from storage_adapters.paths import temp_sibling
@@ -101,7 +102,7 @@ class LocalAdapter(StorageAdapter):
 
     def _download(self, path: str, sink: IO[bytes]) -> None:
         with open(self._full(path), "rb") as source:
-            shutil.copyfileobj(source, sink)
+            copy_contents(source, sink)
 
     def _put_file(self, local_path: str, path: str) -> None:
         temporary = self._full(temp_sibling(path))

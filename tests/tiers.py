@@ -42,6 +42,7 @@ QUICK_MODULES = frozenset({
     "scheduler/test_namespaces.py",
     "storage/test_local.py",
     "storage/test_paths.py",
+    "storage/test_file_copy.py",
     "storage/test_config.py",
     "storage/test_retries.py",
     "storage/test_mount_report.py",

@@ -16,6 +16,7 @@ import tempfile
 import uuid
 
 from engine.errors import SwiftRuntimeError
+from hostkit.file_copy import copy_contents
 
 
 class TempFiles:
@@ -61,7 +62,7 @@ def transfer(src: str, dest: str, move: bool = False) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(dest)}.", suffix=".part", dir=directory)
         try:
             with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
-                shutil.copyfileobj(inp, out, 1 << 20)
+                copy_contents(inp, out)
             shutil.copymode(src, tmp)
             os.replace(tmp, dest)
         except BaseException:
