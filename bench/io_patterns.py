@@ -4,10 +4,14 @@ For each backend, K concurrent tasks (separate processes, default K = 4) each
 (a) read: copy a file of size S from the store to local disk, (b) write: copy
 one from local disk to the store, (c) read-after-write: write one, then read
 it straight back; for S in 1, 10, 100 MB (500 with --large). The reference
-is the same copies between two local-disk directories, measured in the same
-run. Throughput is the bytes all K tasks moved divided by the wall time from
-the moment they start together until the last one ends (read-after-write
-counts both directions); each figure is the median of --repeat runs. The
+is the same copies between two local-disk directories, measured beside each
+backend: the two alternate run by run (which goes first alternates too), so
+that both meet the same state of the machine, and a backend's ratio to local
+disk is the median of its paired runs' ratios. Throughput is the bytes all K
+tasks moved divided by the wall time from the moment they start together until
+the last one ends (read-after-write counts both directions); each figure is the
+median of --repeat runs (the reference's row in the plots and in the CPU table:
+the median beside every backend). The
 page cache is not dropped, as on a real node. Beside the MB/s, each backend
 gets the client's CPU seconds per GB moved (the tasks' processes plus the
 store's FUSE client or s3fs: what a node pays to move data) and an
@@ -71,7 +75,7 @@ BACKEND_SERVICES = {
 SERVICE_OPTIONS: dict[str, dict[str, int]] = {"hdfs": {"datanodes": 3}}
 # The storage study's comparison: the aggregated node-local store against the remote object store;
 # and our Chirp protocol client against Chirp's own tools.
-COMPARISONS = (("mosastore", REFERENCE), ("mosastore", "s3fs"), ("chirp", "chirp-tools"))
+COMPARISONS = (("mosastore", "s3fs"), ("chirp", "chirp-tools"))
 # Stores that are a backend in another mode: a table in the generated swiftcloud.toml.
 CONFIG = ('[storage.chirp-shared]\nbackend = "chirp"\nmode = "shared"\n'
           '[storage.hdfs-shared]\nbackend = "hdfs"\nmode = "shared"\n')
@@ -164,68 +168,117 @@ def client_pids(mount_point: str | None) -> list[int]:
             if process.pid not in own and mount_point in (process.info["cmdline"] or [])]
 
 
+class Bench:
+    """One backend's K task processes (its store opened in each), measuring one timed round at a
+    time, so that the reference's rounds and a store's can alternate."""
+
+    def __init__(self, backend: str, tasks: int, work: str) -> None:
+        self.backend = backend
+        self.tasks = tasks
+        self._work = work
+        config = os.path.join(work, "swiftcloud.toml")
+        self._adapter = None if backend == REFERENCE else _store_for(backend, config)
+        before = {child.pid for child in multiprocessing.active_children()}
+        self._pool = multiprocessing.get_context("spawn").Pool(tasks, initializer=_open_in_worker,
+                                                                initargs=(backend, config))
+        self._pool.map(time.sleep, [0.0] * tasks)  # all workers started and their stores opened
+        workers = [child.pid for child in multiprocessing.active_children() if child.pid not in before]
+        self._clients = workers + client_pids(getattr(self._adapter, "mount_point", None))
+        self._store_dir = os.path.join(work, "reference-store") if backend == REFERENCE else ""
+        if self._store_dir:
+            os.makedirs(self._store_dir, exist_ok=True)
+        self._out_dir = os.path.join(work, "out", backend.replace(" ", "-"))
+
+    def __enter__(self) -> Bench:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.close()
+        self._pool.join()
+        if self._adapter is not None:
+            self._adapter.close()
+        shutil.rmtree(self._out_dir, ignore_errors=True)
+
+    def _remote(self, pattern: str, size: int, index: int) -> str:
+        name = f"{pattern}-{size}MB-{index}"
+        return os.path.join(self._store_dir, name) if self._store_dir else f"bench-{self.backend}/{name}"
+
+    def _sources(self, size: int) -> list[str]:
+        return [os.path.join(self._work, "sources", f"{size}MB-{index}") for index in range(self.tasks)]
+
+    def prepare(self, size: int) -> None:
+        """What the read pattern reads at `size`, put in the store beforehand (untimed)."""
+        os.makedirs(self._out_dir, exist_ok=True)
+        sources = self._sources(size)
+        self._pool.map(_task, [("write", sources[i], self._remote("read", size, i), "") for i in range(self.tasks)])
+
+    def round(self, pattern: str, size: int) -> tuple[float, float]:
+        """One timed round of `pattern` at `size`: (MB/s, the client's CPU seconds per GB)."""
+        sources = self._sources(size)
+        jobs = [(pattern, sources[i], self._remote(pattern, size, i), os.path.join(self._out_dir, f"{pattern}-{i}"))
+                for i in range(self.tasks)]
+        moved = self.tasks * size * (2 if pattern == "read_after_write" else 1)
+        cpu_before = _cpu_seconds(self._clients)
+        start = time.perf_counter()
+        self._pool.map(_task, jobs, chunksize=1)
+        rate = moved / (time.perf_counter() - start)
+        return rate, (_cpu_seconds(self._clients) - cpu_before) / (moved / 1024)
+
+    def creates(self, run: int, files: int) -> float:
+        """One timed round of mdtest's create phase: `files` empty files over the tasks; per second."""
+        empty = os.path.join(self._work, "sources", "empty")
+        open(empty, "wb").close()
+        base = (os.path.join(self._store_dir, f"creates-{run}") if self._store_dir
+                else f"bench-{self.backend}/creates-{run}")
+        start = time.perf_counter()
+        self._pool.map(_task, [("create", empty, f"{base}/task{i}", str(files // self.tasks))
+                               for i in range(self.tasks)], chunksize=1)
+        return self.tasks * (files // self.tasks) / (time.perf_counter() - start)
+
+
 @dataclass
-class Measured:
-    """One backend's figures: per pattern and size, MB/s and client CPU seconds per GB; creates/s."""
+class Compared:
+    """A backend's figures and the reference's measured beside them, run for run: per pattern
+    and size, medians of MB/s, of the client's CPU seconds per GB, and of the paired runs'
+    ratios (backend / reference); and of the create rates."""
 
     mb_per_s: dict[str, dict[int, float]]
+    reference_mb_per_s: dict[str, dict[int, float]]
+    ratio: dict[str, dict[int, float]]
     cpu_s_per_gb: dict[str, dict[int, float]]
+    reference_cpu_s_per_gb: dict[str, dict[int, float]]
     creates_per_s: float
+    reference_creates_per_s: float
 
 
-def measure(backend: str, sizes: list[int], tasks: int, repeat: int, work: str, creates: int) -> Measured:
-    """For one backend (or the reference), the median of `repeat` runs of: MB/s per pattern and
-    size, the client's CPU seconds per GB moved (the tasks' processes plus the store's FUSE
-    client, if it has one), and empty-file creates per second."""
-    results: dict[str, dict[int, float]] = {pattern: {} for pattern in PATTERNS}
-    cpu: dict[str, dict[int, float]] = {pattern: {} for pattern in PATTERNS}
-    context = multiprocessing.get_context("spawn")
-    config = os.path.join(work, "swiftcloud.toml")
-    adapter = None if backend == REFERENCE else _store_for(backend, config)
-    with context.Pool(tasks, initializer=_open_in_worker, initargs=(backend, config)) as pool:
-        pool.map(time.sleep, [0.0] * tasks)  # all workers started and their stores opened
-        clients = [child.pid for child in multiprocessing.active_children()] + client_pids(
-            getattr(adapter, "mount_point", None))
-        store_dir = os.path.join(work, "reference-store") if backend == REFERENCE else ""
-        if store_dir:
-            os.makedirs(store_dir, exist_ok=True)
+def compare(backend: str, sizes: list[int], tasks: int, repeat: int, work: str, creates: int) -> Compared:
+    """`backend` and the local-disk reference, alternating run by run (which of the two goes
+    first alternates too), so that both meet the same state of the machine."""
+    figures: dict[str, dict[str, dict[int, list[tuple[float, float]]]]] = {
+        name: {pattern: {} for pattern in PATTERNS} for name in (REFERENCE, backend)}
+    ratios: dict[str, dict[int, float]] = {pattern: {} for pattern in PATTERNS}
+    create_rates: dict[str, list[float]] = {REFERENCE: [], backend: []}
+    with Bench(REFERENCE, tasks, work) as reference, Bench(backend, tasks, work) as store:
+        benches = (reference, store)
         for size in sizes:
-            sources = [os.path.join(work, "sources", f"{size}MB-{index}") for index in range(tasks)]
-            out_dir = os.path.join(work, "out", backend.replace(" ", "-"))
-            os.makedirs(out_dir, exist_ok=True)
-
-            def remote(pattern: str, index: int) -> str:
-                name = f"{pattern}-{size}MB-{index}"
-                return os.path.join(store_dir, name) if store_dir else f"bench-{backend}/{name}"
-
-            # The read pattern needs its files in the store beforehand.
-            pool.map(_task, [("write", sources[i], remote("read", i), "") for i in range(tasks)])
+            for bench in benches:
+                bench.prepare(size)
             for pattern in PATTERNS:
-                jobs = [(pattern, sources[i], remote(pattern, i), os.path.join(out_dir, f"{pattern}-{i}"))
-                        for i in range(tasks)]
-                moved = tasks * size * (2 if pattern == "read_after_write" else 1)
-                rates, seconds_per_gb = [], []
-                for _ in range(repeat):
-                    cpu_before = _cpu_seconds(clients)
-                    start = time.perf_counter()
-                    pool.map(_task, jobs, chunksize=1)
-                    rates.append(moved / (time.perf_counter() - start))
-                    seconds_per_gb.append((_cpu_seconds(clients) - cpu_before) / (moved / 1024))
-                results[pattern][size] = statistics.median(rates)
-                cpu[pattern][size] = statistics.median(seconds_per_gb)
-            shutil.rmtree(out_dir)
-        create_rates = []
-        empty = os.path.join(work, "sources", "empty")
-        open(empty, "wb").close()
+                for run in range(repeat):
+                    for bench in benches if run % 2 == 0 else benches[::-1]:
+                        figures[bench.backend][pattern].setdefault(size, []).append(bench.round(pattern, size))
+                pairs = zip(figures[backend][pattern][size], figures[REFERENCE][pattern][size])
+                ratios[pattern][size] = statistics.median(ours[0] / theirs[0] for ours, theirs in pairs)
         for run in range(repeat):
-            base = os.path.join(store_dir, f"creates-{run}") if store_dir else f"bench-{backend}/creates-{run}"
-            start = time.perf_counter()
-            pool.map(_task, [("create", empty, f"{base}/task{i}", str(creates // tasks)) for i in range(tasks)],
-                     chunksize=1)
-            create_rates.append(tasks * (creates // tasks) / (time.perf_counter() - start))
-    if adapter is not None:
-        adapter.close()
-    return Measured(results, cpu, statistics.median(create_rates))
+            for bench in benches if run % 2 == 0 else benches[::-1]:
+                create_rates[bench.backend].append(bench.creates(run, creates))
+
+    def medians(name: str, index: int) -> dict[str, dict[int, float]]:
+        return {pattern: {size: statistics.median(run[index] for run in runs) for size, runs in by_size.items()}
+                for pattern, by_size in figures[name].items()}
+
+    return Compared(medians(backend, 0), medians(REFERENCE, 0), ratios, medians(backend, 1), medians(REFERENCE, 1),
+                    statistics.median(create_rates[backend]), statistics.median(create_rates[REFERENCE]))
 
 
 def _store_for(backend: str, config: str) -> StorageAdapter | None:
@@ -349,30 +402,50 @@ def plot(results: dict[str, dict[str, dict[int, float]]], sizes: list[int], task
     return paths
 
 
-def print_table(results: dict[str, dict[str, dict[int, float]]], sizes: list[int]) -> None:
-    header = f"{'backend':<12} {'pattern':<17}" + "".join(f"{f'{size} MB':>10}" for size in sizes)
+def pooled(compared: dict[str, Compared], field: str) -> dict[str, dict[int, float]]:
+    """The reference's figure `field` over every backend it was measured beside: the median."""
+    first = next(iter(compared.values()))
+    return {pattern: {size: statistics.median(getattr(one, field)[pattern][size] for one in compared.values())
+                      for size in by_size} for pattern, by_size in getattr(first, field).items()}
+
+
+def print_table(compared: dict[str, Compared], sizes: list[int]) -> None:
+    """MB/s of every backend and of the reference beside it; the paired ratios; other comparisons."""
+    header = f"{'backend':<22} {'pattern':<17}" + "".join(f"{f'{size} MB':>10}" for size in sizes)
+
+    def rows(label: str, figures: dict[str, dict[int, float]], form: str) -> None:
+        for pattern in PATTERNS:
+            print(f"{label:<22} {pattern:<17}" + "".join(format(figures[pattern][size], form) for size in sizes))
+
     print(header)
     print("-" * len(header))
-    for backend, by_pattern in results.items():
-        for pattern in PATTERNS:
-            print(f"{backend:<12} {pattern:<17}" + "".join(f"{by_pattern[pattern][size]:>10.1f}" for size in sizes))
-    print("(MB/s, aggregate over all tasks)")
+    for backend, figures in compared.items():
+        rows(backend, figures.mb_per_s, ">10.1f")
+        rows(f"  {REFERENCE} beside it", figures.reference_mb_per_s, ">10.1f")
+    print("(MB/s, aggregate over all tasks; medians)\n")
+    print(f"ratio to {REFERENCE}, median of the paired runs (the two alternate run by run)")
+    for backend, figures in compared.items():
+        rows(backend, figures.ratio, ">9.2f")
     for backend, other in COMPARISONS:
-        if backend in results and other in results:
-            print(f"{backend} / {other}: " + ", ".join(
-                f"{pattern} {size} MB {results[backend][pattern][size] / results[other][pattern][size]:.2f}x"
+        if backend in compared and other in compared:
+            print(f"{backend} / {other} (measured apart): " + ", ".join(
+                f"{pattern} {size} MB "
+                f"{compared[backend].mb_per_s[pattern][size] / compared[other].mb_per_s[pattern][size]:.2f}x"
                 for pattern in PATTERNS for size in sizes))
 
 
-def print_costs(cpu: dict[str, dict[str, dict[int, float]]], creates: dict[str, float], size: int,
-                tasks: int, files: int) -> None:
+def print_costs(compared: dict[str, Compared], size: int, tasks: int, files: int) -> None:
     """The client's CPU per GB moved at the largest size, and the create rate, per backend."""
     print(f"\n{'backend':<12}" + "".join(f"{pattern:>18}" for pattern in PATTERNS) + f"{'creates/s':>11}")
-    for backend, by_pattern in cpu.items():
+    reference = pooled(compared, "reference_cpu_s_per_gb")
+    creates = statistics.median(one.reference_creates_per_s for one in compared.values())
+    for backend, by_pattern, rate in [(REFERENCE, reference, creates),
+                                      *((name, one.cpu_s_per_gb, one.creates_per_s) for name, one in compared.items())]:
         print(f"{backend:<12}" + "".join(f"{by_pattern[pattern][size]:>18.2f}" for pattern in PATTERNS)
-              + f"{creates[backend]:>11.0f}")
+              + f"{rate:>11.0f}")
     print(f"(client CPU seconds per GB moved at {size} MB: the tasks' processes plus the store's FUSE "
-          f"client; creates/s: {files} empty files made by {tasks} tasks)")
+          f"client; creates/s: {files} empty files made by {tasks} tasks; {REFERENCE}: the median beside "
+          "every backend)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -396,6 +469,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [backend for backend in backends if backend not in BACKEND_SERVICES]
     if unknown:
         parser.error(f"unknown backend(s): {', '.join(unknown)}")
+    if not backends:
+        parser.error("--backends: name at least one backend (local disk is measured beside each)")
     os.makedirs(args.out, exist_ok=True)
     if args.work:
         os.makedirs(args.work, exist_ok=True)
@@ -408,30 +483,35 @@ def main(argv: list[str] | None = None) -> int:
         handle.write(CONFIG)
     try:
         make_sources(work, sizes, args.tasks)
-        results: dict[str, dict[str, dict[int, float]]] = {}
-        cpu: dict[str, dict[str, dict[int, float]]] = {}
-        creates: dict[str, float] = {}
+        compared: dict[str, Compared] = {}
         with services_for(backends, state_dir) as start_seconds:
             print("service start: " + ", ".join(f"{name} {seconds:.1f} s"
                                                 for name, seconds in start_seconds.items()))
-            for backend in [REFERENCE, *backends]:
-                print(f"measuring {backend} ...", flush=True)
-                measured = measure(backend, sizes, args.tasks, args.repeat, work, args.creates)
-                results[backend], cpu[backend] = measured.mb_per_s, measured.cpu_s_per_gb
-                creates[backend] = measured.creates_per_s
+            for backend in backends:
+                print(f"measuring {backend}, and {REFERENCE} beside it ...", flush=True)
+                compared[backend] = compare(backend, sizes, args.tasks, args.repeat, work, args.creates)
             fio: dict[str, dict[str, float]] = {}
             for backend in [REFERENCE, *backends] if args.fio else []:
                 directory = fio_directory(backend, os.path.join(work, "swiftcloud.toml"), work)
                 if directory is not None:
                     print(f"fio on {backend} ...", flush=True)
                     fio[backend] = run_fio(directory, args.tasks, args.fio)
-        print_table(results, sizes)
-        print_costs(cpu, creates, sizes[-1], args.tasks, args.creates)
+        print_table(compared, sizes)
+        print_costs(compared, sizes[-1], args.tasks, args.creates)
         if fio:
             print_fio(fio)
+        results = {REFERENCE: pooled(compared, "reference_mb_per_s"),
+                   **{backend: one.mb_per_s for backend, one in compared.items()}}
         with open(os.path.join(args.out, "io_patterns.json"), "w") as handle:
-            json.dump({"tasks": args.tasks, "sizes_mb": sizes, "mb_per_s": results, "client_cpu_s_per_gb": cpu,
-                       "creates_per_s": creates, "creates": args.creates, "fio_mb_per_s": fio,
+            json.dump({"tasks": args.tasks, "sizes_mb": sizes, "repeat": args.repeat, "mb_per_s": results,
+                       "local_disk_beside": {backend: one.reference_mb_per_s for backend, one in compared.items()},
+                       "ratio_to_local_disk": {backend: one.ratio for backend, one in compared.items()},
+                       "client_cpu_s_per_gb": {REFERENCE: pooled(compared, "reference_cpu_s_per_gb"),
+                                               **{backend: one.cpu_s_per_gb for backend, one in compared.items()}},
+                       "creates_per_s": {REFERENCE: statistics.median(one.reference_creates_per_s
+                                                                       for one in compared.values()),
+                                         **{backend: one.creates_per_s for backend, one in compared.items()}},
+                       "creates": args.creates, "fio_mb_per_s": fio,
                        "service_start_seconds": start_seconds}, handle, indent=2)
         for path in plot(results, sizes, args.tasks, args.out):
             print(f"wrote {path}")
