@@ -227,7 +227,6 @@ class Bench:
     def creates(self, run: int, files: int) -> float:
         """One timed round of mdtest's create phase: `files` empty files over the tasks; per second."""
         empty = os.path.join(self._work, "sources", "empty")
-        open(empty, "wb").close()
         base = (os.path.join(self._store_dir, f"creates-{run}") if self._store_dir
                 else f"bench-{self.backend}/creates-{run}")
         start = time.perf_counter()
@@ -337,9 +336,11 @@ def print_fio(results: dict[str, dict[str, float]]) -> None:
 
 
 def make_sources(work: str, sizes: list[int], tasks: int) -> None:
-    """K distinct files of random bytes per size on local disk."""
+    """K distinct files of random bytes per size on local disk, and the empty file the create
+    rounds make copies of."""
     directory = os.path.join(work, "sources")
     os.makedirs(directory, exist_ok=True)
+    open(os.path.join(directory, "empty"), "wb").close()
     for size in sizes:
         for index in range(tasks):
             with open(os.path.join(directory, f"{size}MB-{index}"), "wb") as handle:

@@ -14,6 +14,8 @@ import ctypes
 import errno
 import os
 
+from hostkit.procfs import read_proc
+
 # Mounts last: entering a mount namespace moves the root and the working directory.
 NAMESPACES = ("net", "uts", "mnt")
 # Python 3.11 has no os.setns; the C library's is called directly.
@@ -76,5 +78,4 @@ def _join_cgroups(pid: int) -> None:
 
 
 def _read(path: str) -> str:
-    with open(path, encoding="utf-8", errors="surrogateescape") as table:
-        return table.read()
+    return read_proc(path).decode("utf-8", "surrogateescape")

@@ -4,8 +4,9 @@
 It starts in a few milliseconds: no site, no module of ours, only the interpreter's C modules.
 It connects to the zygote at ADDRESS (a Unix socket: a file when ADDRESS is absolute, else
 abstract), hands it its working directory, environment and descriptors (the standard streams,
-and the PMI socket the launcher gave it), and learns its rank's PID. It then stands for the rank towards the launcher: the signals it
-gets go on to the rank, and it ends as the rank ended, by the same signal if one killed it.
+and the PMI socket the launcher gave it), and learns its rank's PID. It then stands for the
+rank towards the launcher: the signals it gets go on to the rank, and it ends as the rank
+ended, by the same signal if one killed it.
 If the zygote cannot be reached, or turns the stub away, the stub execs COMMAND, the worker
 rank's own (`launch.worker_rank_command`), and is a rank as those started without a zygote are.
 """

@@ -157,8 +157,9 @@ def _request(stub: socket.socket) -> tuple[Request, list[int], int]:
 
 
 def _become_rank(request: Request, descriptors: list[int], stub_pid: int) -> int:
-    """In the forked rank: take over the stub's descriptors, directory and environment, die
-    with the stub, and serve as a worker rank; the rank's exit status."""
+    """In the forked rank: take over the stub's descriptors, join its node (cgroups and
+    namespaces: on the cluster; on one host there is nothing to join), take its directory and
+    environment, die with the stub, and serve as a worker rank; the rank's exit status."""
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as in any Python process
     targets = request.targets
     # Out of the way first, so that placing one descriptor never closes another still unplaced.

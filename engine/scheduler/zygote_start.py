@@ -1,4 +1,4 @@
-"""Starting the zygote of a local job's worker ranks (`zygote.py`), beside its mpiexec.
+"""Starting the zygote of a job's worker ranks (`zygote.py`), beside its mpiexec.
 
 The command that starts `run -n N`'s mpiexec makes the zygote's listening socket first, so that
 a stub connecting before the zygote is ready waits in the socket's queue, and gives it to the
