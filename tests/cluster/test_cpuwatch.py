@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.synchronize
 import subprocess
 import sys
 import time
@@ -69,17 +70,35 @@ def test_a_recorded_daemon_is_charged_its_cpu_seconds(tmp_path) -> None:
         daemon.wait()
 
 
+def _burn_until_stopped(burned: multiprocessing.synchronize.Event, stop: multiprocessing.synchronize.Event,
+                        seconds: float) -> None:
+    """Burn CPU until `stop`, saying (`burned`) once `seconds` of it are burned."""
+    start = time.process_time()
+    while not stop.is_set():
+        if not burned.is_set() and time.process_time() - start >= seconds:
+            burned.set()
+
+
 def test_a_short_measurement_is_judged_over_the_last_second() -> None:
     """A 10 ms window holds a tick of the counters or none; judged over the last second, a
-    host that burned every core during that second is saturated, one idle in it is not."""
+    host that burned every core during that second is saturated, one idle in it is not. The
+    measurement is taken while every core still burns, 1.5 s in: measured after the burners
+    ended, the second it was judged over held their exits (busy 0.81 once, on a fresh clone)."""
     with CpuWatch(None):
         pass  # starts the sampler
     cores = psutil.cpu_count() or 1
-    workers = [multiprocessing.Process(target=_burn, args=(1.5,)) for _ in range(cores)]
+    stop = multiprocessing.Event()
+    burned = [multiprocessing.Event() for _ in range(cores)]
+    workers = [multiprocessing.Process(target=_burn_until_stopped, args=(said, stop, 1.5)) for said in burned]
     for worker in workers:
         worker.start()
-    for worker in workers:
-        worker.join()
-    with CpuWatch(None) as busy:
-        time.sleep(0.01)
+    try:
+        for said in burned:
+            assert said.wait(timeout=120)  # a hang guard: each burns 1.5 s of CPU
+        with CpuWatch(None) as busy:
+            time.sleep(0.01)
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join()
     assert busy.window is not None and busy.window.saturated and busy.window.seconds < 0.5
