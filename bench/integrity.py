@@ -33,7 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import throughput_ours as ours  # noqa: E402  (puts the checkout on the path)
-from hostkit.program import swiftcloud_command  # noqa: E402
+from hostkit.program import byte_compile, swiftcloud_command  # noqa: E402
 
 ROOT = ours.ROOT
 
@@ -109,6 +109,8 @@ def main() -> None:
         work.mkdir()
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f", str(baseline), options.baseline],
                        check=True, capture_output=True)
+        for code in (ROOT, baseline):  # a worktree has no bytecode, and this host writes none itself
+            byte_compile(str(code))
         try:
             for name, (args, tasks) in _workloads(options, work).items():
                 timings: dict[Path, list[ours.Timing]] = {ROOT: [], baseline: []}

@@ -21,6 +21,7 @@ import pytest
 TESTS = Path(__file__).parent
 QUICK_MODULES = frozenset({
     "test_architecture.py",
+    "test_byte_compile.py",
     "lang/test_parser.py",
     "lang/test_cli.py",
     "runtime/test_atomic.py",
