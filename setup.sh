@@ -38,8 +38,8 @@ done
 
 # Byte-compile our own modules: every run starts three or more Python processes
 # (the CLI, each worker rank), and with PYTHONDONTWRITEBYTECODE set, as on some
-# managed machines, each would recompile every module at every start (hostkit/program.py).
-(cd "$ROOT" && "$VENV/bin/python" -c 'import sys; from hostkit.program import byte_compile; byte_compile(sys.argv[1])' "$ROOT")
+# managed machines, each would recompile every module at every start (hostkit/bytecode.py).
+(cd "$ROOT" && "$VENV/bin/python" -c 'import sys; from hostkit.bytecode import byte_compile; byte_compile(sys.argv[1])' "$ROOT")
 
 echo "setup: done ($("$VENV/bin/swiftcloud" --help >/dev/null && echo "swiftcloud installed in $VENV/bin"))"
 

@@ -33,7 +33,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import throughput_ours as ours  # noqa: E402  (puts the checkout on the path)
-from hostkit.program import byte_compile, swiftcloud_command  # noqa: E402
+from hostkit.bytecode import byte_compile  # noqa: E402
+from hostkit.program import swiftcloud_command  # noqa: E402
 
 ROOT = ours.ROOT
 

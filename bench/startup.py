@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from throughput_ours import HELLO, ROOT  # noqa: E402  (puts the checkout on the path)
 
 from engine.scheduler.launch import MPICH_SETTINGS, venv_mpiexec  # noqa: E402
-from hostkit.program import byte_compile, swiftcloud_command  # noqa: E402
+from hostkit.bytecode import byte_compile  # noqa: E402
+from hostkit.program import swiftcloud_command  # noqa: E402
 
 
 def steps(script: str, processes: int) -> dict[str, list[str]]:

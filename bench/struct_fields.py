@@ -28,7 +28,7 @@ from typing import Optional
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from hostkit.program import byte_compile  # noqa: E402
+from hostkit.bytecode import byte_compile  # noqa: E402
 
 WIDE_FIELDS = 1000
 

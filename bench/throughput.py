@@ -54,7 +54,7 @@ import throughput_peers as peers  # noqa: E402
 import throughput_refs as refs  # noqa: E402
 from cluster import lifecycle  # noqa: E402
 from cluster.regions import Region  # noqa: E402
-from hostkit.program import byte_compile  # noqa: E402
+from hostkit.bytecode import byte_compile  # noqa: E402
 
 CLUSTER_ROWS = ("hello_cluster", "sleep32")
 

@@ -1,4 +1,4 @@
-"""hostkit.program.byte_compile: a checkout's bytecode, written where Python would write none."""
+"""hostkit.bytecode.byte_compile: a checkout's bytecode, written where Python would write none."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import importlib.util
 import os
 from pathlib import Path
 
-from hostkit.program import byte_compile
+from hostkit.bytecode import byte_compile
 
 
 def make_checkout(root: Path) -> None:
