@@ -435,12 +435,12 @@ def print_table(compared: dict[str, Compared], sizes: list[int]) -> None:
                 for pattern in PATTERNS for size in sizes))
 
 
-def print_costs(compared: dict[str, Compared], size: int, tasks: int, files: int) -> None:
-    """The client's CPU per GB moved at the largest size, and the create rate, per backend."""
+def print_costs(compared: dict[str, Compared], reference_cpu: dict[str, dict[int, float]],
+                reference_creates: float, size: int, tasks: int, files: int) -> None:
+    """The client's CPU per GB moved at the largest size, and the create rate, per backend and
+    for the reference (its medians beside every backend)."""
     print(f"\n{'backend':<12}" + "".join(f"{pattern:>18}" for pattern in PATTERNS) + f"{'creates/s':>11}")
-    reference = pooled(compared, "reference_cpu_s_per_gb")
-    creates = statistics.median(one.reference_creates_per_s for one in compared.values())
-    for backend, by_pattern, rate in [(REFERENCE, reference, creates),
+    for backend, by_pattern, rate in [(REFERENCE, reference_cpu, reference_creates),
                                       *((name, one.cpu_s_per_gb, one.creates_per_s) for name, one in compared.items())]:
         print(f"{backend:<12}" + "".join(f"{by_pattern[pattern][size]:>18.2f}" for pattern in PATTERNS)
               + f"{rate:>11.0f}")
@@ -497,8 +497,10 @@ def main(argv: list[str] | None = None) -> int:
                 if directory is not None:
                     print(f"fio on {backend} ...", flush=True)
                     fio[backend] = run_fio(directory, args.tasks, args.fio)
+        reference_cpu = pooled(compared, "reference_cpu_s_per_gb")
+        reference_creates = statistics.median(one.reference_creates_per_s for one in compared.values())
         print_table(compared, sizes)
-        print_costs(compared, sizes[-1], args.tasks, args.creates)
+        print_costs(compared, reference_cpu, reference_creates, sizes[-1], args.tasks, args.creates)
         if fio:
             print_fio(fio)
         results = {REFERENCE: pooled(compared, "reference_mb_per_s"),
@@ -507,10 +509,9 @@ def main(argv: list[str] | None = None) -> int:
             json.dump({"tasks": args.tasks, "sizes_mb": sizes, "repeat": args.repeat, "mb_per_s": results,
                        "local_disk_beside": {backend: one.reference_mb_per_s for backend, one in compared.items()},
                        "ratio_to_local_disk": {backend: one.ratio for backend, one in compared.items()},
-                       "client_cpu_s_per_gb": {REFERENCE: pooled(compared, "reference_cpu_s_per_gb"),
+                       "client_cpu_s_per_gb": {REFERENCE: reference_cpu,
                                                **{backend: one.cpu_s_per_gb for backend, one in compared.items()}},
-                       "creates_per_s": {REFERENCE: statistics.median(one.reference_creates_per_s
-                                                                       for one in compared.values()),
+                       "creates_per_s": {REFERENCE: reference_creates,
                                          **{backend: one.creates_per_s for backend, one in compared.items()}},
                        "creates": args.creates, "fio_mb_per_s": fio,
                        "service_start_seconds": start_seconds}, handle, indent=2)
