@@ -21,9 +21,8 @@ from cluster.node_exec import SHARED_SCRATCH, on_node
 from cluster.state import ClusterState, cluster_dir, launch_entries, load, services_dir
 from engine.errors import UsageError
 from engine.scheduler import supervise, zygote_start
-from engine.scheduler.launch import INSTALL_HINT, child_environment, mpi_installed, venv_mpiexec, worker_rank_command
+from engine.scheduler.launch import INSTALL_HINT, child_environment, mpi_installed, rank_commands, venv_mpiexec
 from hostkit.errors import ServiceError
-from hostkit.program import swiftcloud_command
 
 NODE_FROM_HOST = "SWIFTCLOUD_NODE_FROM_HOST"  # read by the worker ranks (engine.scheduler.mpi)
 # MPICH's OFI netmod with libfabric's tcp provider over each node's eth0: TCP is what crosses
@@ -54,9 +53,9 @@ def run_on_cluster(state_dir: str, args: argparse.Namespace, transport: str) -> 
     assert mpiexec is not None
     # Rank 0 runs the same words with --mpi, which it obeys before --cluster.
     env = job_environment(cluster, child_environment())
-    # The worker ranks come from a zygote on this host, each joining its node (zygote.py).
-    with zygote_start.started(env, worker_rank_command(), cluster.path(node_exec.ZYGOTES)) as (forker, workers):
-        return supervise.run_job(job(cluster, args.processes, words[1:], mpiexec, workers), env,
+    # The ranks come from a zygote on this host, each joining its node (zygote.py).
+    with zygote_start.started(env, cluster.path(node_exec.ZYGOTES)) as (forker, stub):
+        return supervise.run_job(job(cluster, args.processes, words[1:], mpiexec, stub), env,
                                  companion=forker.pid)
 
 
@@ -74,14 +73,13 @@ def find(state_dir: str) -> ClusterState:
     return cluster
 
 
-def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str, workers: list[str]) -> list[str]:
-    """The argv that runs `swiftcloud run WORDS` as a `processes`-rank job over the cluster, its
-    worker ranks running `workers`. The first node has two slots (the engine and worker 1), the
-    others one, so k workers run on the first k nodes, home region first."""
+def job(cluster: ClusterState, processes: int, words: list[str], mpiexec: str, stub: list[str]) -> list[str]:
+    """The argv that runs `swiftcloud run WORDS` as a `processes`-rank job over the cluster, each
+    rank's command after `stub` (its zygote's). The first node has two slots (the engine and
+    worker 1), the others one, so k workers run on the first k nodes, home region first."""
     argv = [mpiexec, "-launcher", "ssh", "-launcher-exec", cluster.path(node_exec.LAUNCHER),
             "-hosts", ",".join(f"{node.name}:{2 if index == 0 else 1}" for index, node in enumerate(cluster.nodes)),
-            "-n", "1", *swiftcloud_command("run", "--mpi", *words),
-            ":", "-n", str(processes - 1), "-env", NODE_FROM_HOST, "1", *workers]
+            *rank_commands(processes, words, stub, worker_options=("-env", NODE_FROM_HOST, "1"))]
     return on_node(cluster.nodes[0], argv, os.getcwd())
 
 

@@ -41,6 +41,7 @@ QUICK_MODULES = frozenset({
     "scheduler/test_process_start.py",
     "scheduler/test_process_end.py",
     "scheduler/test_namespaces.py",
+    "scheduler/test_zygote_commands.py",
     "storage/test_local.py",
     "storage/test_paths.py",
     "storage/test_file_copy.py",

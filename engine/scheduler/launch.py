@@ -11,7 +11,8 @@
   the whole product, every package's stores registered); the worker ranks run
   the leaner `python -m engine.scheduler.launch_worker`, which skips the command line
   and compiler imports (a worker opens only staging stores, the storage
-  layer's own).
+  layer's own). On one host every rank is forked from a zygote that has loaded
+  what they share (zygote.py); mpiexec starts a stub in each rank's place.
 - **elsewhere** (`--cluster`, an option the cluster package adds to `run`):
   its launcher (`args.host_launcher`) runs the job over other hosts.
 - **join** (`--mpi`, or any process a launcher started: `mpiexec`, `mpirun`,
@@ -38,7 +39,7 @@ import importlib.util
 import os
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, NoReturn
 
@@ -134,9 +135,9 @@ def enter_run(args: argparse.Namespace) -> int | None:
     resume_collection()  # this process's work is the job (hostkit.startup)
     env = local_job_environment()
     if not on_this_host_alone(env):  # ranks elsewhere could not reach this host's zygote
-        return supervise.run_job(mpiexec_command(args.processes, sys.argv, worker_rank_command()), env)
-    with zygote_start.started(env, worker_rank_command()) as (forker, workers):
-        return supervise.run_job(mpiexec_command(args.processes, sys.argv, workers), env, companion=forker.pid)
+        return supervise.run_job(mpiexec_command(args.processes, sys.argv), env)
+    with zygote_start.started(env) as (forker, stub):
+        return supervise.run_job(mpiexec_command(args.processes, sys.argv, stub), env, companion=forker.pid)
 
 
 def mpi_installed() -> bool:
@@ -151,16 +152,25 @@ def venv_mpiexec() -> str | None:
     return path if os.access(path, os.X_OK) else None
 
 
-def mpiexec_command(processes: int, argv: list[str], workers: list[str]) -> list[str]:
+def mpiexec_command(processes: int, argv: list[str], stub: Sequence[str] = ()) -> list[str]:
     """The mpiexec line for this command line: rank 0 runs it again with `--mpi`, the
-    other ranks serve tasks (`workers`: `worker_rank_command`, or a zygote's stub)."""
+    other ranks serve tasks (`worker_rank_command`); each rank's command after `stub`, a
+    zygote's stub (zygote_start), if one serves the job."""
     words = argv[1:]
     if words[:1] != ["run"]:
         raise UsageError("cannot repeat this command line under mpiexec; use --transport local")
     mpiexec = venv_mpiexec()
     assert mpiexec is not None
-    return [mpiexec, "-n", "1", *swiftcloud_command("run", "--mpi", *words[1:]),
-            ":", "-n", str(processes - 1), *workers]
+    return [mpiexec, *rank_commands(processes, words[1:], stub)]
+
+
+def rank_commands(processes: int, words: list[str], stub: Sequence[str] = (),
+                  worker_options: Sequence[str] = ()) -> list[str]:
+    """mpiexec's words that start a job of `processes` ranks running `swiftcloud run WORDS`:
+    rank 0 the engine, the others workers (with mpiexec's `worker_options`, as `-env NAME
+    VALUE`), each rank's command after `stub` (a zygote's)."""
+    return ["-n", "1", *stub, *swiftcloud_command("run", "--mpi", *words),
+            ":", "-n", str(processes - 1), *worker_options, *stub, *worker_rank_command()]
 
 
 def worker_rank_command() -> list[str]:

@@ -1,14 +1,16 @@
-"""What mpiexec starts for a worker rank of `run -n N`: a stub whose rank the zygote forks
+"""What mpiexec starts for a rank of `run -n N`: a stub whose rank the zygote forks
 (`zygote.py`, started by `zygote_start.py`), run as `python -I -S rank_stub.py ADDRESS COMMAND...`.
 
 It starts in a few milliseconds: no site, no module of ours, only the interpreter's C modules.
 It connects to the zygote at ADDRESS (a Unix socket: a file when ADDRESS is absolute, else
-abstract), hands it its working directory, environment and descriptors (the standard streams,
-and the PMI socket the launcher gave it), and learns its rank's PID. It then stands for the
+abstract), hands it its working directory, COMMAND (which says what the rank is: the engine or
+a worker), its environment and descriptors (the standard streams, and the PMI socket the
+launcher gave it), and learns its rank's PID. It then stands for the
 rank towards the launcher: the signals it gets go on to the rank, and it ends as the rank
 ended, by the same signal if one killed it.
 If the zygote cannot be reached, or turns the stub away, the stub execs COMMAND, the worker
-rank's own (`launch.worker_rank_command`), and is a rank as those started without a zygote are.
+rank's own (`launch.worker_rank_command`, or the engine's command line), and is a rank as those
+started without a zygote are.
 """
 
 import _signal
@@ -48,7 +50,8 @@ def receive_word(connection: _socket.socket) -> int | None:
 def main() -> None:
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_SEQPACKET)
     targets = [0, 1, 2] + [int(os.environ[name]) for name in ("PMI_FD", "HYDI_CONTROL_FD") if name in os.environ]
-    request = "\0".join([os.getcwd(), ",".join(map(str, targets))]
+    command = sys.argv[2:]
+    request = "\0".join([os.getcwd(), ",".join(map(str, targets)), str(len(command)), *command]
                         + [f"{name}={value}" for name, value in os.environ.items()])
     try:
         connect(connection, sys.argv[1])

@@ -1,24 +1,29 @@
-"""The worker ranks of `run -n N`, forked from one process that has imported what they need.
+"""The ranks of `run -n N`, forked from one process that has imported what they need.
 
-Each worker rank of a job on this host used to start an interpreter, import the same modules
-and load MPI's library: about 45 ms of CPU, eight times over on `run -n 9`, on the two cores
-the engine's start waits for. Now the command that starts the job also starts a zygote
-(`zygote_start`): one process that imports a worker rank's modules and loads mpi4py's MPI
-library (MPI itself not started), then waits on a socket. What mpiexec starts for a worker
-rank is a stub (`rank_stub.py`): it hands the zygote its environment, its working directory and the
+Each rank of a job on this host used to start an interpreter, import the same modules and load
+MPI's library: about 45 ms of CPU, nine times over on `run -n 9`, on the two cores the engine's
+start waits for. Now the command that starts the job also starts a zygote (`zygote_start`): one
+process that imports a worker rank's modules and loads mpi4py's MPI library (MPI itself not
+started), then waits on a socket. What mpiexec starts for a rank is a stub (`rank_stub.py`): it
+hands the zygote its environment, its working directory, the rank's own command and the
 descriptors the launcher gave it (standard streams, the PMI socket), and the zygote forks the
-rank, which takes them over and goes on as any worker rank (`launch.worker_main`). The stub
-stays as the launcher's process: it passes on the signals it gets and ends as its rank ended
-(the zygote reports how). A rank whose stub is gone (killed with its job) kills itself, and
-its guard then ends its apps, as for any rank.
+rank, which takes them over and goes on as that command would: a worker rank
+(`launch.worker_main`), or rank 0, the engine, which runs the command line (`python -m
+swiftcloud run --mpi ...`) as a new interpreter would. The stub stays as the launcher's process:
+it passes on the signals it gets and ends as its rank ended (the zygote reports how). A rank
+whose stub is gone (killed with its job) kills itself, and a worker's guard then ends its apps,
+as for any rank.
 
-The zygote serves only processes of its own user (`SO_PEERCRED`). It dies with the command
-that started it, which ends it once the job is over. The ranks of `run --cluster` come from a
-zygote too, on the host: each rank joins the cgroups and the network, host name and mount
-namespaces of its stub, i.e. its emulated node, before it takes the stub's directory
-(`hostkit.namespaces`; docs/cluster.md says what this changes against real nodes). A rank the
-zygote cannot serve starts as before, in a process of its own; so do the ranks of jobs started
-otherwise (over hosts a resource manager gave, by a user's own mpiexec).
+The zygote serves only processes of its own user (`SO_PEERCRED`), and only those two commands.
+It dies with the command that started it, which ends it once the job is over. The ranks of `run
+--cluster` come from a zygote too, on the host: each rank joins the cgroups and the network, host
+name and mount namespaces of its stub, i.e. its emulated node, before it takes the stub's
+directory (`hostkit.namespaces`; docs/cluster.md says what this changes against real nodes).
+There rank 0 gains most: its stub starts on the first node through mpiexec, node-exec and
+Hydra's proxy, after the zygote is ready, and an interpreter of its own then made it the last
+rank to reach `MPI_Init`. A rank the zygote cannot serve starts as before, in a process of its
+own; so do the ranks of jobs started otherwise (over hosts a resource manager gave, by a user's
+own mpiexec).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import fcntl
 import importlib
 import os
 import resource
+import runpy
 import select
 import signal
 import socket
@@ -40,6 +46,7 @@ from typing import NamedTuple
 from engine.scheduler.lifetime import die_with_parent
 from engine.scheduler.zygote_start import LISTENER_VARIABLE
 from hostkit import namespaces
+from hostkit.program import swiftcloud_command
 from hostkit.process_end import exit_without_teardown
 from hostkit.startup import pause_collection
 
@@ -52,11 +59,13 @@ WORD = struct.Struct("!i")  # the rank's PID, then its exit code (negative: the 
 
 class Request(NamedTuple):
     """What a stub hands over: its working directory, the descriptor numbers its descriptors
-    have in it (in the order they came), and its environment."""
+    have in it (in the order they came), its environment, and what the rank is: the words of
+    the engine's command line (rank 0's `swiftcloud run --mpi ...`), or None for a worker."""
 
     directory: str
     targets: list[int]
     env: dict[str, str]
+    engine_words: list[str] | None
 
 
 def main() -> None:
@@ -144,22 +153,38 @@ def _request(stub: socket.socket) -> tuple[Request, list[int], int]:
     try:
         if uid != os.getuid():
             raise ValueError("a stub of another user")
-        directory, numbers, *entries = data.decode("utf-8", "surrogateescape").split("\0")
+        directory, numbers, count, *fields = data.decode("utf-8", "surrogateescape").split("\0")
         targets = [int(number) for number in numbers.split(",")]
         if len(targets) != len(descriptors):
             raise ValueError("descriptors missing")
+        command, entries = fields[:int(count)], fields[int(count):]
+        words = engine_words(command)
     except ValueError:
         for descriptor in descriptors:
             os.close(descriptor)
         raise
     env = dict(entry.split("=", 1) for entry in entries if "=" in entry)
-    return Request(directory, targets, env), list(descriptors), pid
+    return Request(directory, targets, env, words), list(descriptors), pid
+
+
+def engine_words(command: list[str]) -> list[str] | None:
+    """What a rank whose own command is `command` is: the engine (the words of its command
+    line), or a worker (None); ValueError for any other command, which its stub runs itself."""
+    from engine.scheduler.launch import worker_rank_command  # imported by main before any stub
+
+    if command == worker_rank_command():
+        return None
+    entry = swiftcloud_command()
+    if command[:len(entry)] == entry and command[len(entry):len(entry) + 2] == ["run", "--mpi"]:
+        return command[len(entry):]
+    raise ValueError("a command the zygote does not run")
 
 
 def _become_rank(request: Request, descriptors: list[int], stub_pid: int) -> int:
     """In the forked rank: take over the stub's descriptors, join its node (cgroups and
     namespaces: on the cluster; on one host there is nothing to join), take its directory and
-    environment, die with the stub, and serve as a worker rank; the rank's exit status."""
+    environment, die with the stub, and serve as a worker rank or run the engine's command
+    line; the rank's exit status."""
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as in any Python process
     targets = request.targets
     # Out of the way first, so that placing one descriptor never closes another still unplaced.
@@ -173,6 +198,8 @@ def _become_rank(request: Request, descriptors: list[int], stub_pid: int) -> int
         if int(name) not in keep:
             with contextlib.suppress(OSError):
                 os.close(int(name))
+    if sys.stdout is not None:  # made for the zygote's own standard output, perhaps a terminal
+        sys.stdout.reconfigure(line_buffering=os.isatty(1))
     with contextlib.suppress(OSError):
         os.setpgid(0, os.getpgid(stub_pid))  # signals to the stub's group reach the rank too
     with contextlib.suppress(OSError):
@@ -188,9 +215,43 @@ def _become_rank(request: Request, descriptors: list[int], stub_pid: int) -> int
     os.environ.clear()
     os.environ.update(request.env)
     _die_with(stub_pid)
+    if request.engine_words is not None:
+        return _run_command_line(request.engine_words)
     from engine.scheduler.launch import worker_main
 
     return worker_main()
+
+
+def _run_command_line(words: list[str]) -> int:
+    """Rank 0: run `swiftcloud WORDS` as `python -m swiftcloud WORDS` would in a new interpreter
+    started in this directory (it ends the process itself, unless a thread it started must be
+    waited for); its exit status."""
+    sys.path[0] = os.getcwd()  # `python -m` puts the working directory first
+    sys.argv = [sys.argv[0], *words]  # the first becomes swiftcloud/__main__.py's path
+    try:
+        runpy.run_module("swiftcloud", run_name="__main__", alter_sys=True)  # the roof is run, never imported
+        status = 0
+    except SystemExit as stop:
+        status = _exit_status(stop.code)
+    except BaseException:  # noqa: BLE001 - as the interpreter would: a traceback, status 1
+        import traceback
+
+        traceback.print_exc()
+        status = 1
+    for thread in threading.enumerate():  # as the interpreter waits for them before it exits
+        if not thread.daemon and thread is not threading.main_thread():
+            thread.join()
+    return status
+
+
+def _exit_status(code: object) -> int:
+    """The exit status `sys.exit(code)` gives a process."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
 
 
 def _die_with(stub_pid: int) -> None:

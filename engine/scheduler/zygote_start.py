@@ -1,10 +1,11 @@
-"""Starting the zygote of a job's worker ranks (`zygote.py`), beside its mpiexec.
+"""Starting the zygote of a job's ranks (`zygote.py`), beside its mpiexec.
 
 The command that starts `run -n N`'s mpiexec makes the zygote's listening socket first, so that
 a stub connecting before the zygote is ready waits in the socket's queue, and gives it to the
 zygote, a process of its own (`python -m engine.scheduler.zygote`), with the job's environment.
-The worker ranks' command is then the stub's (`rank_stub.py`) with the socket's address, and
-the command a rank runs without a zygote, which the stub runs in its place if need be.
+A rank's command is then the stub's (`rank_stub.py`) with the socket's address, followed by the
+command the rank runs without a zygote (the engine's, or a worker rank's), which the zygote
+reads to know what the rank is, and which the stub runs in its place if need be.
 
 The socket is abstract (nothing left on disk) when every rank runs in this network namespace.
 Ranks on the emulated cluster's nodes, each a network namespace of its own, cannot reach an
@@ -29,12 +30,12 @@ STUB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank_stub.py")
 
 
 @contextlib.contextmanager
-def started(env: Mapping[str, str], alone: list[str],
+def started(env: Mapping[str, str],
             socket_directory: str | None = None) -> Iterator[tuple[subprocess.Popen[bytes], list[str]]]:
-    """A zygote for one job with environment `env`: (its process, the worker ranks' command,
-    whose stub runs `alone` in its place if the zygote cannot serve it). With a
-    `socket_directory`, its socket is a file in there, for stubs in other network namespaces.
-    Ended when the block is left."""
+    """A zygote for one job with environment `env`: (its process, the stub's command, to which
+    a rank's own command is appended: the zygote forks that rank, or the stub runs the command
+    in its place). With a `socket_directory`, its socket is a file in there, for stubs in other
+    network namespaces. Ended when the block is left."""
     directory = _private_directory(socket_directory) if socket_directory is not None else None
     # What a stub is given: the socket file's path, or the abstract name without its leading NUL.
     address = (os.path.join(directory, "socket") if directory is not None
@@ -56,7 +57,7 @@ def started(env: Mapping[str, str], alone: list[str],
     finally:
         listener.close()
     try:
-        yield process, [sys.executable, "-I", "-S", STUB, address, *alone]
+        yield process, [sys.executable, "-I", "-S", STUB, address]
     finally:
         with contextlib.suppress(ProcessLookupError):
             process.kill()

@@ -42,12 +42,21 @@ def test_a_launcher_of_another_mpi_is_a_mismatch() -> None:
 
 
 def test_the_mpiexec_line_runs_the_engine_on_rank_0_and_lean_workers_elsewhere() -> None:
-    command = mpiexec_command(4, ["swiftcloud", "run", "-n", "4", "a.swift", "--x=1", "run"], worker_rank_command())
+    command = mpiexec_command(4, ["swiftcloud", "run", "-n", "4", "a.swift", "--x=1", "run"])
     at = command.index(":")
     assert command[1:3] == ["-n", "1"]
     assert command[3:at] == [sys.executable, "-m", "swiftcloud", "run", "--mpi", "-n", "4",
                              "a.swift", "--x=1", "run"]
-    assert command[at + 1:] == ["-n", "3", sys.executable, "-m", "engine.scheduler.launch_worker"]
+    assert command[at + 1:] == ["-n", "3", *worker_rank_command()]
+    assert worker_rank_command() == [sys.executable, "-m", "engine.scheduler.launch_worker"]
+
+
+def test_with_a_zygote_every_rank_starts_as_its_stub_followed_by_its_own_command() -> None:
+    stub = ["python", "-I", "-S", "rank_stub.py", "address"]
+    command = mpiexec_command(3, ["swiftcloud", "run", "a.swift"], stub)
+    at = command.index(":")
+    assert command[3:at] == [*stub, sys.executable, "-m", "swiftcloud", "run", "--mpi", "a.swift"]
+    assert command[at + 1:] == ["-n", "2", *stub, *worker_rank_command()]
 
 
 def test_the_exit_status_says_why_a_job_ended() -> None:

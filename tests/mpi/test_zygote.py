@@ -1,5 +1,5 @@
-"""The worker ranks of `swiftcloud run -n N`: forked from the zygote, each behind the stub
-mpiexec started (engine.scheduler.zygote, rank_stub.py)."""
+"""The ranks of `swiftcloud run -n N`: forked from the zygote, each behind the stub mpiexec
+started (engine.scheduler.zygote, rank_stub.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import os
 import re
 import signal
 import sys
+
+import pytest
 
 from engine.scheduler import zygote_start
 from engine.scheduler.launch import worker_rank_command
@@ -27,11 +29,34 @@ def is_stub(process) -> bool:  # type: ignore[no-untyped-def]
     return process.cmdline()[1:4] == ["-I", "-S", zygote_start.STUB]
 
 
+def is_engine_stub(process) -> bool:  # type: ignore[no-untyped-def]
+    return is_stub(process) and "--mpi" in process.cmdline()
+
+
 def test_worker_ranks_are_forked_from_the_zygote(run, tmp_path) -> None:
     (tmp_path / "where.swift").write_text(WHERE)
     result = run(swiftcloud("run", "-n", "3", "--transport", "mpi", "where.swift"))
     assert result.returncode == 0, result.stderr
     assert sorted_lines(result.stdout) == ["('python', ['-m', 'engine.scheduler.zygote'], True)"] * 4
+
+
+def test_rank_0_is_forked_from_the_zygote_too(tmp_path, mark) -> None:
+    run = start_long_run(tmp_path, mark)  # rank 0 has printed: it runs the script
+    try:
+        launched = [process for process in marked(mark) if process.parent().name() == "hydra_pmi_proxy"]
+        assert len(launched) == 3 and all(is_stub(process) for process in launched), launched
+        engine_stub = [process for process in launched if is_engine_stub(process)]
+        assert len(engine_stub) == 1, launched
+        assert engine_stub[0].cmdline()[-10:] == [*swiftcloud("run", "--mpi"), "-n", "3", "--transport", "mpi",
+                                                 "long.swift"]
+        zygote = next(process for process in marked(mark)
+                      if process.cmdline()[1:3] == ["-m", "engine.scheduler.zygote"]
+                      and process.parent().pid == run.pid)
+        assert len(zygote.children()) == 3  # one rank per stub
+    finally:
+        os.killpg(run.pid, signal.SIGINT)
+        run.communicate(timeout=30)
+    assert run.returncode == 130
 
 
 def test_a_stub_that_cannot_reach_its_zygote_becomes_a_rank_itself(run, tmp_path) -> None:
@@ -51,18 +76,20 @@ def test_a_zygote_whose_socket_file_has_a_path_too_long_for_an_address_serves_it
     (tmp_path / "where.swift").write_text(WHERE)
     sockets = tmp_path / ("d" * 100)
     environment = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    with zygote_start.started(environment, worker_rank_command(), str(sockets)) as (_, stub):
+    with zygote_start.started(environment, str(sockets)) as (_, stub):
         assert len(stub[4]) > 108 and stub[4].startswith(str(sockets))
-        result = run([*mpiexec(1, *swiftcloud("run", "--mpi", "where.swift")), ":", "-n", "2", *stub])
+        result = run([*mpiexec(1, *stub, *swiftcloud("run", "--mpi", "where.swift")),
+                      ":", "-n", "2", *stub, *worker_rank_command()])
     assert result.returncode == 0, result.stderr
     assert sorted_lines(result.stdout) == ["('python', ['-m', 'engine.scheduler.zygote'], True)"] * 4
     assert os.listdir(sockets) == []  # its directory went with it
 
 
-def test_a_rank_whose_stub_is_killed_ends_and_so_does_the_run(tmp_path, mark) -> None:
+@pytest.mark.parametrize("rank", ["engine", "worker"])
+def test_a_rank_whose_stub_is_killed_ends_and_so_does_the_run(tmp_path, mark, rank: str) -> None:
     run = start_long_run(tmp_path, mark)
-    stubs = [process for process in marked(mark) if is_stub(process)]
-    assert len(stubs) == 2, [process.cmdline() for process in marked(mark)]
+    stubs = [process for process in marked(mark) if is_stub(process) and is_engine_stub(process) == (rank == "engine")]
+    assert len(stubs) == (1 if rank == "engine" else 2), [process.cmdline() for process in marked(mark)]
     stubs[0].send_signal(signal.SIGKILL)  # as the launcher ends a job's processes
     _, stderr = run.communicate(timeout=30)  # a hang guard: the apps sleep 60 s
     assert run.returncode == 1, stderr  # the apps did not finish: the run ended with the rank
@@ -71,7 +98,7 @@ def test_a_rank_whose_stub_is_killed_ends_and_so_does_the_run(tmp_path, mark) ->
 
 def test_a_signal_to_a_stub_reaches_its_rank(tmp_path, mark) -> None:
     run = start_long_run(tmp_path, mark)
-    stub = next(process for process in marked(mark) if is_stub(process))
+    stub = next(process for process in marked(mark) if is_stub(process) and not is_engine_stub(process))
     stub.send_signal(signal.SIGTERM)  # caught by the stub: only its rank, told in turn, ends the run
     _, stderr = run.communicate(timeout=30)  # not the apps' 60 s
     assert run.returncode == 1, stderr
