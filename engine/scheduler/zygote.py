@@ -170,7 +170,7 @@ def _request(stub: socket.socket) -> tuple[Request, list[int], int]:
 def engine_words(command: list[str]) -> list[str] | None:
     """What a rank whose own command is `command` is: the engine (the words of its command
     line), or a worker (None); ValueError for any other command, which its stub runs itself."""
-    from engine.scheduler.launch import worker_rank_command  # imported by main before any stub
+    from engine.scheduler.launch import worker_rank_command  # deferred as in main (the collector paused first)
 
     if command == worker_rank_command():
         return None
