@@ -13,7 +13,10 @@ from __future__ import annotations
 import atexit
 import ctypes
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:  # imported only by a process that started a thread
+    import threading
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
@@ -31,9 +34,16 @@ def end_command(status: int) -> int:
     """The end of the `swiftcloud` command: exit without teardown, unless a thread that is
     not a daemon still runs (the interpreter's own exit waits for those): then return
     `status` for the usual exit."""
-    threading = sys.modules.get("threading")  # not imported: no thread was ever started
-    if threading is not None and any(thread.is_alive() and not thread.daemon
-                                     for thread in threading.enumerate()
-                                     if thread is not threading.main_thread()):
+    if foreground_threads():
         return status
     exit_without_teardown(status)
+
+
+def foreground_threads() -> list[threading.Thread]:
+    """The threads besides the main one that are not daemons and still run: those the
+    interpreter's own exit waits for."""
+    threading = sys.modules.get("threading")  # not imported: no thread was ever started
+    if threading is None:
+        return []
+    return [thread for thread in threading.enumerate()
+            if thread.is_alive() and not thread.daemon and thread is not threading.main_thread()]

@@ -47,7 +47,7 @@ from engine.scheduler.lifetime import die_with_parent
 from engine.scheduler.zygote_start import LISTENER_VARIABLE
 from hostkit import namespaces
 from hostkit.program import swiftcloud_command
-from hostkit.process_end import exit_without_teardown
+from hostkit.process_end import exit_without_teardown, foreground_threads
 from hostkit.startup import pause_collection
 
 MAX_REQUEST = 1 << 20  # a stub's environment and directory
@@ -242,9 +242,8 @@ def _run_command_line(words: list[str]) -> int:
 
         traceback.print_exc()
         status = 1
-    for thread in threading.enumerate():  # as the interpreter waits for them before it exits
-        if not thread.daemon and thread is not threading.main_thread():
-            thread.join()
+    for thread in foreground_threads():  # as the interpreter waits for them before it exits
+        thread.join()
     return status
 
 
