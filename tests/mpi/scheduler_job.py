@@ -18,7 +18,7 @@ from engine.scheduler.dispatch import Scheduler, SchedulerAborted
 from engine.scheduler.mpi_world import TAG
 from engine.task.contract import Completion, Task
 from hostkit.process_start import is_zombie
-from tests.scheduler.runners import RUNNER
+from tests.scheduler.runners import RUNNER, noted_children
 
 
 def job(task_id: int, name: str, argument: Any, **fields: Any) -> Task:
@@ -105,9 +105,9 @@ def kill(workdir: Path, world: Any) -> dict[str, Any]:
         scheduler.submit(job(i, "app_then_hang", str(apps)))
     scheduler.submit(job(2, "noop", "queued behind a hanging app"))
     deadline = time.monotonic() + 10
-    while len(list(apps.iterdir())) < 2 and time.monotonic() < deadline:
+    while len(noted_children(apps)) < 2 and time.monotonic() < deadline:
         scheduler.poll(0.05)
-    children = [int(p.read_text()) for p in apps.iterdir()]
+    children = list(noted_children(apps).values())
     scheduler.close(kill=True)
     with Scheduler(2, transport="mpi", world=world, runner=RUNNER) as again:
         again.submit(job(0, "noop", "after the kill"))

@@ -107,10 +107,24 @@ def crash(payload: Any) -> None:
     os._exit(3)
 
 
+def note_child(directory: str, pid: int) -> None:
+    """Write `pid` to `directory/<this worker's pid>`, whole or not at all: a test lists the
+    directory while the task runs, and must never read a file made but not yet written."""
+    final = Path(directory, str(os.getpid()))
+    temporary = final.with_name(f".{final.name}.tmp")
+    temporary.write_text(str(pid))
+    temporary.replace(final)
+
+
+def noted_children(directory: str | Path) -> dict[int, int]:
+    """The notes `note_child` has published in `directory`: a worker's pid -> its child's."""
+    return {int(note.name): int(note.read_text()) for note in Path(directory).iterdir() if note.name.isdigit()}
+
+
 def stubborn_child(payload: str) -> None:
     """Start a child that ignores SIGTERM, without registering any cleanup; wait for it."""
     child = subprocess.Popen(["sh", "-c", "trap '' TERM; sleep 300 & wait"])
-    Path(payload, str(os.getpid())).write_text(str(child.pid))
+    note_child(payload, child.pid)
     child.wait()
 
 
@@ -124,7 +138,7 @@ def app_then_hang(payload: str, cleanups: list[Callable[[], None]]) -> None:
     write its pid to `payload/<worker pid>`, then wait for it."""
     child = subprocess.Popen(["sleep", "300"])
     cleanups.append(child.kill)
-    Path(payload, str(os.getpid())).write_text(str(child.pid))
+    note_child(payload, child.pid)
     try:
         child.wait()
     finally:
@@ -134,7 +148,7 @@ def app_then_hang(payload: str, cleanups: list[Callable[[], None]]) -> None:
 def detached_child(payload: str) -> None:
     """Start a child in its own session (out of reach of the worker's group); wait for it."""
     child = subprocess.Popen(["sleep", "300"], start_new_session=True)
-    Path(payload, str(os.getpid())).write_text(str(child.pid))
+    note_child(payload, child.pid)
     child.wait()
 
 

@@ -12,7 +12,7 @@ import pytest
 from engine.scheduler.dispatch import Scheduler, SchedulerAborted
 from engine.task.contract import Completion, Task
 
-from .runners import RUNNER
+from .runners import RUNNER, noted_children
 
 
 def job(task_id: int, name: str, argument: Any, **fields: Any) -> Task:
@@ -155,12 +155,13 @@ def test_kill_terminates_workers_and_the_apps_they_run(tmp_path: Path) -> None:
     scheduler.submit(job(1, "stubborn_child", str(tmp_path)))
     scheduler.submit(job(2, "detached_child", str(tmp_path)))
     scheduler.poll(0.0)
-    assert wait_until(lambda: len(list(tmp_path.iterdir())) == 3)
-    apps = [int(p.read_text()) for p in tmp_path.iterdir()]
+    assert wait_until(lambda: len(noted_children(tmp_path)) == 3)
+    notes = noted_children(tmp_path)
+    apps = list(notes.values())
     assert wait_until(lambda: all(psutil.Process(pid).children() for pid in apps
                                   if "sh" in psutil.Process(pid).name()))
     apps += [c.pid for pid in apps for c in psutil.Process(pid).children()]
-    workers = [int(p.name) for p in tmp_path.iterdir()]
+    workers = list(notes)
     scheduler.close(kill=True)
     scheduler.close(kill=True)  # idempotent
     assert len(apps) == 4 and not any(alive(pid) for pid in workers + apps)
