@@ -53,6 +53,8 @@ def run_on_cluster(state_dir: str, args: argparse.Namespace, transport: str) -> 
     assert mpiexec is not None
     # Rank 0 runs the same words with --mpi, which it obeys before --cluster.
     env = job_environment(cluster, child_environment())
+    if not zygote_start.installed():  # every rank an interpreter of its own
+        return supervise.run_job(job(cluster, args.processes, words[1:], mpiexec, []), env)
     # The ranks come from a zygote on this host, each joining its node (zygote.py).
     with zygote_start.started(env, cluster.path(node_exec.ZYGOTES)) as (forker, stub):
         return supervise.run_job(job(cluster, args.processes, words[1:], mpiexec, stub), env,

@@ -134,7 +134,8 @@ def enter_run(args: argparse.Namespace) -> int | None:
 
     resume_collection()  # this process's work is the job (hostkit.startup)
     env = local_job_environment()
-    if not on_this_host_alone(env):  # ranks elsewhere could not reach this host's zygote
+    # Ranks elsewhere could not reach this host's zygote; without the stub there is none.
+    if not on_this_host_alone(env) or not zygote_start.installed():
         return supervise.run_job(mpiexec_command(args.processes, sys.argv), env)
     with zygote_start.started(env) as (forker, stub):
         return supervise.run_job(mpiexec_command(args.processes, sys.argv, stub), env, companion=forker.pid)

@@ -4,7 +4,7 @@ Each rank of a job on this host used to start an interpreter, import the same mo
 MPI's library: about 45 ms of CPU, nine times over on `run -n 9`, on the two cores the engine's
 start waits for. Now the command that starts the job also starts a zygote (`zygote_start`): one
 process that imports a worker rank's modules and loads mpi4py's MPI library (MPI itself not
-started), then waits on a socket. What mpiexec starts for a rank is a stub (`rank_stub.py`): it
+started), then waits on a socket. What mpiexec starts for a rank is a stub (`rank_stub.c`): it
 hands the zygote its environment, its working directory, the rank's own command and the
 descriptors the launcher gave it (standard streams, the PMI socket), and the zygote forks the
 rank, which takes them over and goes on as that command would: a worker rank

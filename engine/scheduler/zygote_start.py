@@ -3,9 +3,11 @@
 The command that starts `run -n N`'s mpiexec makes the zygote's listening socket first, so that
 a stub connecting before the zygote is ready waits in the socket's queue, and gives it to the
 zygote, a process of its own (`python -m engine.scheduler.zygote`), with the job's environment.
-A rank's command is then the stub's (`rank_stub.py`) with the socket's address, followed by the
+A rank's command is then the stub's (`rank_stub.c`, which ./setup.sh builds into the
+environment's scripts as `swiftcloud-rank-stub`) with the socket's address, followed by the
 command the rank runs without a zygote (the engine's, or a worker rank's), which the zygote
-reads to know what the rank is, and which the stub runs in its place if need be.
+reads to know what the rank is, and which the stub runs in its place if need be. Where the stub
+is not built, there is no zygote: every rank starts as an interpreter of its own.
 
 The socket is abstract (nothing left on disk) when every rank runs in this network namespace.
 Ranks on the emulated cluster's nodes, each a network namespace of its own, cannot reach an
@@ -21,12 +23,18 @@ import shutil
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from collections.abc import Iterator, Mapping
 
 LISTENER_VARIABLE = "SWIFTCLOUD_ZYGOTE"  # in the zygote: "DESCRIPTOR:PID", its socket and its starter
 SOCKET_PATH_BYTES = 108  # sun_path, with its closing NUL
-STUB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank_stub.py")
+STUB = os.path.join(sysconfig.get_path("scripts"), "swiftcloud-rank-stub")  # built by ./setup.sh from rank_stub.c
+
+
+def installed() -> bool:
+    """Is the stub built? Without it there is no zygote: every rank starts as an interpreter."""
+    return os.access(STUB, os.X_OK)
 
 
 @contextlib.contextmanager
@@ -57,7 +65,7 @@ def started(env: Mapping[str, str],
     finally:
         listener.close()
     try:
-        yield process, [sys.executable, "-I", "-S", STUB, address]
+        yield process, [STUB, address]
     finally:
         with contextlib.suppress(ProcessLookupError):
             process.kill()
@@ -74,7 +82,7 @@ def _private_directory(parent: str) -> str:
 
 def _bind_file(listener: socket.socket, path: str) -> None:
     """Bind to `path`, even one longer than a socket address holds (108 bytes): through the
-    directory's descriptor in /proc, as the stub connects (rank_stub.py)."""
+    directory's descriptor in /proc, as the stub connects (rank_stub.c)."""
     if len(path.encode()) < SOCKET_PATH_BYTES:
         listener.bind(path)
         return

@@ -52,7 +52,7 @@ def test_the_mpiexec_line_runs_the_engine_on_rank_0_and_lean_workers_elsewhere()
 
 
 def test_with_a_zygote_every_rank_starts_as_its_stub_followed_by_its_own_command() -> None:
-    stub = ["python", "-I", "-S", "rank_stub.py", "address"]
+    stub = ["swiftcloud-rank-stub", "address"]
     command = mpiexec_command(3, ["swiftcloud", "run", "a.swift"], stub)
     at = command.index(":")
     assert command[3:at] == [*stub, sys.executable, "-m", "swiftcloud", "run", "--mpi", "a.swift"]

@@ -1,12 +1,11 @@
 """The ranks of `swiftcloud run -n N`: forked from the zygote, each behind the stub mpiexec
-started (engine.scheduler.zygote, rank_stub.py)."""
+started (engine.scheduler.zygote, rank_stub.c)."""
 
 from __future__ import annotations
 
 import os
 import re
 import signal
-import sys
 
 import pytest
 
@@ -26,7 +25,7 @@ WHERE = ('import python;\nimport io;\n'
 
 
 def is_stub(process) -> bool:  # type: ignore[no-untyped-def]
-    return process.cmdline()[1:4] == ["-I", "-S", zygote_start.STUB]
+    return process.cmdline()[:1] == [zygote_start.STUB]
 
 
 def is_engine_stub(process) -> bool:  # type: ignore[no-untyped-def]
@@ -61,8 +60,7 @@ def test_rank_0_is_forked_from_the_zygote_too(tmp_path, mark) -> None:
 
 def test_a_stub_that_cannot_reach_its_zygote_becomes_a_rank_itself(run, tmp_path) -> None:
     (tmp_path / "where.swift").write_text(WHERE)
-    stub = [sys.executable, "-I", "-S", zygote_start.STUB, "swiftcloud-zygote-that-is-not-there",
-            *worker_rank_command()]
+    stub = [zygote_start.STUB, "swiftcloud-zygote-that-is-not-there", *worker_rank_command()]
     result = run([*mpiexec(1, *swiftcloud("run", "--mpi", "where.swift")), ":", "-n", "2", *stub])
     assert result.returncode == 0, result.stderr
     lines = sorted_lines(result.stdout)
@@ -77,7 +75,7 @@ def test_a_zygote_whose_socket_file_has_a_path_too_long_for_an_address_serves_it
     sockets = tmp_path / ("d" * 100)
     environment = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     with zygote_start.started(environment, str(sockets)) as (_, stub):
-        assert len(stub[4]) > 108 and stub[4].startswith(str(sockets))
+        assert len(stub[1]) > 108 and stub[1].startswith(str(sockets))
         result = run([*mpiexec(1, *stub, *swiftcloud("run", "--mpi", "where.swift")),
                       ":", "-n", "2", *stub, *worker_rank_command()])
     assert result.returncode == 0, result.stderr
