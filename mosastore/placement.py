@@ -19,7 +19,7 @@ asking the manager again: chunk i goes to `chunk_nodes(plan, i)`.
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 PLACEMENT_XATTR = "user.mosastore.placement"
 LOCATION_XATTR = "user.mosastore.location"
@@ -82,6 +82,14 @@ def chunk_nodes(plan: Plan, index: int) -> list[str]:
     count = len(plan.nodes)
     first = plan.start + index * plan.stride
     return [plan.nodes[(first + copy) % count] for copy in range(min(plan.copies, count))]
+
+
+def for_another_file(plan: Plan) -> Plan:
+    """`plan` for another file of the same directory and writer: one that stripes over several
+    nodes starts at a random one of them, as the manager's plan for that file would."""
+    if plan.copies != 1 or plan.stride != 1 or len(plan.nodes) < 2:
+        return plan
+    return replace(plan, start=random.randrange(len(plan.nodes)))
 
 
 def make_plan(hint: Hint, writer: str, live: dict[str, int], group_node: str | None = None) -> Plan:

@@ -30,6 +30,7 @@ from mosastore.benefactor import chunk_key, new_write_id
 from mosastore.client.cache import ChunkCache
 from mosastore.client.link import ManagerLink
 from mosastore.client.netem import LinkEmulator
+from mosastore.client.plans import Plans
 from mosastore.client.store import StoreClient
 from mosastore.placement import PLACEMENT_XATTR, Plan, chunk_nodes
 
@@ -40,11 +41,13 @@ INODE_BLOCK = 256
 
 @dataclass
 class Context:
-    """What open files share: the store, the chunk cache, the task nursery, local settings."""
+    """What open files share: the store, the chunk cache, the plans kept, the task nursery,
+    local settings."""
 
     client: StoreClient
     manager: ManagerLink
     cache: ChunkCache
+    plans: Plans
     nursery: trio.Nursery
     links: LinkEmulator
     spool_dir: str
@@ -184,12 +187,18 @@ class PendingFile(Edits):
 
     async def placement(self) -> Plan:
         """Where the chunks go: the file's own hint, or its directory's nearest, for its writer.
-        Asked once (two callers at once may both ask: the plans are equally good)."""
+        Asked once, of the plans kept or else of the manager (two callers at once may both ask:
+        the plans are equally good)."""
         if self.plan is None:
-            hint = self.xattrs.get(PLACEMENT_XATTR)
-            reply, _ = await self._context.call("plan", start=self.parent, writer=self.writer,
-                                                hint=bytes.fromhex(hint).decode() if hint else "")
-            self.plan = Plan.from_json(reply["plan"])
+            own = self.xattrs.get(PLACEMENT_XATTR)
+            hint = bytes.fromhex(own).decode() if own else ""
+            plans = self._context.plans
+            plan = plans.get(self.parent, hint, self.writer)
+            if plan is None:
+                reply, _ = await self._context.call("plan", start=self.parent, writer=self.writer, hint=hint)
+                plan = Plan.from_json(reply["plan"])
+                plans.put(self.parent, hint, self.writer, plan)
+            self.plan = plan
         return self.plan
 
     async def planned_nodes(self) -> list[str]:

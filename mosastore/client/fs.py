@@ -36,6 +36,7 @@ from mosastore.client.directories import DirectoryAttributes
 from mosastore.client.files import ChunkReader, Context, PendingFile
 from mosastore.client.link import ManagerLink
 from mosastore.client.netem import LinkEmulator
+from mosastore.client.plans import Plans
 from mosastore.client.store import StoreClient
 from mosastore.client.xattrs import XattrOperations
 from mosastore.metadata import RENAME_EXCHANGE, RENAME_NOREPLACE
@@ -68,8 +69,8 @@ class MosaFS(XattrOperations, FrontEnd[PendingFile, ChunkReader]):
 
     async def _start(self, nursery: trio.Nursery) -> None:
         cache = ChunkCache(self.client, self._cache_bytes, nursery, self._links)
-        self.context = Context(self.client, self._manager, cache, nursery, self._links, self._spool_dir,
-                               self._readahead)
+        self.context = Context(self.client, self._manager, cache, Plans(self._timeout), nursery, self._links,
+                               self._spool_dir, self._readahead)
 
     def _entry(self, attrs: dict[str, Any]) -> ops.EntryAttributes:
         # Names of files are never cached (see `entry`), so a file being written that is then

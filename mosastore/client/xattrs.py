@@ -1,7 +1,8 @@
 """Extended attributes of the FUSE client: placement hints in, locations out.
 
 Only the `user.` namespace is stored. `user.mosastore.placement` is checked
-when set and, on a file being written, re-plans where its chunks go;
+when set and, on a file being written, re-plans where its chunks go (set or
+removed anywhere else, it drops the plans this client keeps: `plans`);
 `user.mosastore.writer` names the writer's node explicitly (for writers that
 cannot export `SWIFTCLOUD_NODE`, such as a forked worker process);
 `user.mosastore.location` is computed: the nodes holding the file's chunks;
@@ -69,6 +70,8 @@ class XattrOperations:
         pending = self._pending.get(inode)
         if pending is None:
             await self.context.call("setxattr", value, ino=inode, name=key)
+            if key == PLACEMENT_XATTR:
+                self.context.plans.clear()
             return
         pending.xattrs[key] = value.hex()
         pending.changed = True
@@ -92,6 +95,8 @@ class XattrOperations:
         pending = self._pending.get(inode)
         if pending is None:
             await self.context.call("removexattr", ino=inode, name=key)
+            if key == PLACEMENT_XATTR:
+                self.context.plans.clear()
             return
         if pending.xattrs.pop(key, None) is None:
             raise ops.FUSEError(errno.ENODATA)

@@ -264,6 +264,25 @@ def test_scatter_collocate_and_replicate(store: ServiceRecord) -> None:
     assert os.getxattr(root / "broadcast", "user.mosastore.placement") == b"replicate:3"
 
 
+def test_a_hint_set_on_a_directory_holds_for_the_next_file_at_once(store: ServiceRecord) -> None:
+    directory = mount_of(store) / unique_name("rehint")
+    directory.mkdir()
+    write_as("node3", directory / "before", os.urandom(MB))  # the client keeps this file's plan
+    os.setxattr(directory, "user.mosastore.placement", b"local")
+    write_as("node3", directory / "after", os.urandom(3 * MB))
+    assert location(directory / "after") == ["node3"]
+
+
+def test_small_files_of_one_directory_spread_over_the_benefactors(store: ServiceRecord) -> None:
+    directory = mount_of(store) / unique_name("small")
+    directory.mkdir()
+    for index in range(12):  # one chunk each, from one writer: one plan, kept
+        (directory / f"part{index}").write_bytes(os.urandom(MB // 4))
+    holders = [location(directory / f"part{index}") for index in range(12)]
+    assert all(len(nodes) == 1 for nodes in holders), holders
+    assert len({nodes[0] for nodes in holders}) > 1, holders  # on 4 benefactors, all on one: 2e-7
+
+
 def test_bad_hints_and_read_only_location_are_refused(store: ServiceRecord) -> None:
     directory = mount_of(store) / unique_name("bad")
     directory.mkdir()
