@@ -17,7 +17,8 @@ Where the kernel offers passthrough (`fuse.session`), every open of a pending fi
 kernel its spool, so its reads and writes never reach us: a change then shows in the spool's
 own attributes (`edits.Edits.notice_direct_writes`). Once published, the spool stays as a
 local copy of that version (`copies`, for stores that name their versions), which the kernel
-reads directly while the store still names the same version. The kernel lets an inode's open
+reads directly while the store still names the same version, or, for a file nobody else can
+have changed (a store says which: `_current_without_asking`), without asking the store. The kernel lets an inode's open
 files be all read through its page cache or all passed through to one file (`iomodes`): a file
 rewritten while this mount reads it through the page cache goes through us (direct I/O), and
 one rewritten while it is read from its local copy is written in the copy. An open for reading
@@ -174,6 +175,11 @@ class FrontEnd(ops.Operations, Generic[P, R]):
         """The store's name for the version a reader reads."""
         return None
 
+    def _current_without_asking(self, inode: int, copy: LocalCopy) -> bool:
+        """Is a local copy known to hold the file's current version without asking the store?
+        (Never, unless a store knows that nobody else can have changed the file.)"""
+        return False
+
     # ----- the table of files and handles -----
 
     def _handle(self, fh: int) -> Handle[P, R]:
@@ -294,6 +300,11 @@ class FrontEnd(ops.Operations, Generic[P, R]):
         reader = None
         pending = self._pending.get(inode)
         if pending is None:
+            copy = self._copies.get(inode)
+            if (copy is not None and self._current_without_asking(inode, copy)
+                    and self._modes.can_pass_through(inode, copy.backing)):
+                handle = Handle(None, None, tgid, False, inode, Mode.PASSTHROUGH, copy.backing)
+                return ops.FileInfo(fh=self._add_handle(handle), backing_id=copy.backing)
             reader, info = await self._open_reader(inode, tgid)
             pending = self._pending.get(inode)
         if pending is not None:

@@ -30,17 +30,18 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Protocol, TypeVar
 
 import trio
 
-from hostkit.private_names import is_store_temporary
+from hostkit.private_names import is_private, is_store_temporary
 from storage_adapters.fuse import ops
 from storage_adapters.fuse.callers import thread_group
 from storage_adapters.fuse.edits import Edits
-from storage_adapters.fuse.frontend import FrontEnd, Handle, serve_mounted
+from storage_adapters.fuse.copies import LocalCopy
+from storage_adapters.fuse.frontend import FrontEnd, Handle, local_copies_budget, serve_mounted
 from storage_adapters.fuse.handlers import decode_name, translated
 
 log = logging.getLogger("fuse.pathfs")
@@ -214,7 +215,7 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
     """FUSE operations over the namespace of one `Remote` (the overlay is keyed by path)."""
 
     def __init__(self, remote: Remote, spool_dir: str, timeout: float = 1.0, threads: int = 16) -> None:
-        super().__init__()
+        super().__init__(local_copies_budget(spool_dir))
         self.remote = remote
         self._spool_dir = spool_dir
         self._timeout = timeout
@@ -428,6 +429,22 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
 
     def _name_of(self, pending: PendingFile) -> str:
         return pending.path
+
+    def _published_version(self, pending: PendingFile) -> str | None:
+        """A temporary's path (`hostkit.private_names`): its spool stays as a local copy. The
+        store names no versions, but a temporary is its writer's alone: an app's output, which
+        its worker reads back for the output's digest right after the app closed it."""
+        return pending.path if is_private(posixpath.basename(pending.path)) else None
+
+    def _reader_version(self, reader: BlockReader) -> Hashable:
+        """The store names no versions: what a reader reads is its own, never a copy's (unless
+        the kernel reads the copy at the time: it is then filled with what the reader reads)."""
+        return object()
+
+    def _current_without_asking(self, inode: int, copy: LocalCopy) -> bool:
+        """The copy of a temporary that still has the name it was published under (a rename,
+        to the output's own name, or a removal, ends it: then the store is asked as ever)."""
+        return copy.version == self.names.path(inode)
 
     @translated
     async def create(self, parent_inode: int, name: bytes, mode: int, flags: int,

@@ -211,6 +211,25 @@ def test_only_a_temporary_found_absent_is_not_asked_for_again(chirp: ServiceReco
     assert mounted_fstype(str(mountpoint)) is None
 
 
+def test_a_temporary_this_mount_published_is_read_from_its_local_copy(chirp: ServiceRecord) -> None:
+    """An app's output temporary, which its worker reads back for the output's digest, is read
+    from the spool this mount published: no other node can change a temporary. Under its own
+    name, after the rename, the file is the store's again."""
+    directory = unique_name("copy")
+    (mount_of(chirp) / directory).mkdir()
+    temporary = f"{directory}/{part_name('out.txt')}"
+    (mount_of(chirp) / temporary).write_bytes(b"written here\n")
+    changed = b"changed here\n"  # the same size, behind the mount's back (no workflow does that)
+    client = ChirpClient(chirp.info["server"])
+    try:
+        client.call(lambda c: c.putfile(f"/{temporary}", io.BytesIO(changed), len(changed)))
+    finally:
+        client.close()
+    assert (mount_of(chirp) / temporary).read_bytes() == b"written here\n"
+    os.rename(mount_of(chirp) / temporary, mount_of(chirp) / directory / "out.txt")
+    assert (mount_of(chirp) / directory / "out.txt").read_bytes() == changed
+
+
 def test_a_listing_read_after_a_rename_does_not_bring_the_old_name_back(chirp: ServiceRecord) -> None:
     """A directory listing is taken at opendir and read later; a file renamed in between
     must not reappear under its old name (seen: an app's `exists(temp)` after its
