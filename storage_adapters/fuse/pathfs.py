@@ -143,6 +143,10 @@ class Names:
     def child(self, parent: int, name: bytes, missing: bool = False) -> str:
         return posixpath.join(self.path(parent), decode_name(name, missing))
 
+    def known(self, path: str) -> int | None:
+        """The inode of `path`, if the kernel knows one."""
+        return self._inode.get(path)
+
     def inode(self, path: str, looked_up: bool = True) -> int:
         """The inode of `path` (numbered now if new); `looked_up` counts one kernel reference."""
         inode = self._inode.get(path)
@@ -211,6 +215,15 @@ class PendingFile(Edits):
         self.changed = True
 
 
+@dataclass(frozen=True, slots=True)
+class PublishedTemporary:
+    """What the local copy of a temporary holds (see `PathFS._published_version`): the file
+    this mount published under that name, with that mode."""
+
+    path: str
+    mode: int
+
+
 class PathFS(FrontEnd[PendingFile, BlockReader]):
     """FUSE operations over the namespace of one `Remote` (the overlay is keyed by path)."""
 
@@ -266,6 +279,11 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         if created is not None:
             self.names.inode(path)
             return self._pending_entry(self._pending[created])
+        known = self.names.known(path)
+        temporary = self._temporary_entry(known) if known is not None else None
+        if temporary is not None:
+            self.names.inode(path)  # one more lookup the kernel holds
+            return temporary
         try:
             status = await self._stat(path)
         except FileNotFoundError:
@@ -282,7 +300,7 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
         pending = self._pending.get(inode)
         if pending is not None:
             return self._pending_entry(pending)
-        return self._entry(inode, await self._stat(self.names.path(inode)))
+        return self._temporary_entry(inode) or self._entry(inode, await self._stat(self.names.path(inode)))
 
     @translated
     async def setattr(self, inode: int, attr: ops.EntryAttributes, fields: ops.SetattrFields,
@@ -301,6 +319,10 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
                 pending.mode = stat.S_IFMT(pending.mode) | mode
             else:
                 await self._call(self.remote.chmod, path, mode)
+                copy = self._copies.get(inode)
+                published = self._temporary(inode, copy)
+                if copy is not None and published is not None:
+                    copy.version = PublishedTemporary(published.path, stat.S_IFMT(published.mode) | mode)
         # Owners and times are the store's to keep.
         return await self.getattr(inode, ctx)
 
@@ -430,11 +452,13 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
     def _name_of(self, pending: PendingFile) -> str:
         return pending.path
 
-    def _published_version(self, pending: PendingFile) -> str | None:
-        """A temporary's path (`hostkit.private_names`): its spool stays as a local copy. The
-        store names no versions, but a temporary is its writer's alone: an app's output, which
-        its worker reads back for the output's digest right after the app closed it."""
-        return pending.path if is_private(posixpath.basename(pending.path)) else None
+    def _published_version(self, pending: PendingFile) -> PublishedTemporary | None:
+        """A temporary's (`hostkit.private_names`): its spool stays as a local copy. The store
+        names no versions, but a temporary is its writer's alone: an app's output, which its
+        worker looks up and reads back for the output's digest right after the app closed it."""
+        if not is_private(posixpath.basename(pending.path)):
+            return None
+        return PublishedTemporary(pending.path, pending.mode)
 
     def _reader_version(self, reader: BlockReader) -> Hashable:
         """The store names no versions: what a reader reads is its own, never a copy's (unless
@@ -444,7 +468,23 @@ class PathFS(FrontEnd[PendingFile, BlockReader]):
     def _current_without_asking(self, inode: int, copy: LocalCopy) -> bool:
         """The copy of a temporary that still has the name it was published under (a rename,
         to the output's own name, or a removal, ends it: then the store is asked as ever)."""
-        return copy.version == self.names.path(inode)
+        return self._temporary(inode, copy) is not None
+
+    def _temporary(self, inode: int, copy: LocalCopy | None) -> PublishedTemporary | None:
+        """What `copy`, of `inode`, holds, if it is the current copy of a temporary."""
+        version = copy.version if copy is not None else None
+        if isinstance(version, PublishedTemporary) and version.path == self.names.path(inode):
+            return version
+        return None
+
+    def _temporary_entry(self, inode: int) -> ops.EntryAttributes | None:
+        """The attributes of a temporary this mount published, from its local copy (its mode
+        as published, its size, its spool's time), or None: the store is asked."""
+        copy = self._copies.get(inode)
+        published = self._temporary(inode, copy)
+        if copy is None or published is None:
+            return None
+        return self._attributes(inode, published.mode, copy.size, os.fstat(copy.spool).st_mtime_ns)
 
     @translated
     async def create(self, parent_inode: int, name: bytes, mode: int, flags: int,

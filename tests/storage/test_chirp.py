@@ -212,20 +212,27 @@ def test_only_a_temporary_found_absent_is_not_asked_for_again(chirp: ServiceReco
 
 
 def test_a_temporary_this_mount_published_is_read_from_its_local_copy(chirp: ServiceRecord) -> None:
-    """An app's output temporary, which its worker reads back for the output's digest, is read
-    from the spool this mount published: no other node can change a temporary. Under its own
-    name, after the rename, the file is the store's again."""
+    """An app's output temporary, which its worker looks up and reads back for the output's
+    digest, is answered from the spool this mount published: no other node can change a
+    temporary. Under its own name, after the rename, the file is the store's again."""
     directory = unique_name("copy")
     (mount_of(chirp) / directory).mkdir()
-    temporary = f"{directory}/{part_name('out.txt')}"
-    (mount_of(chirp) / temporary).write_bytes(b"written here\n")
-    changed = b"changed here\n"  # the same size, behind the mount's back (no workflow does that)
+    temporary, other = (f"{directory}/{part_name(name)}" for name in ("out.txt", "err.txt"))
     client = ChirpClient(chirp.info["server"])
+
+    def behind_the_mounts_back(path: str, data: bytes) -> None:  # what no workflow does to a temporary
+        client.call(lambda c: c.putfile(f"/{path}", io.BytesIO(data), len(data)))
+
     try:
-        client.call(lambda c: c.putfile(f"/{temporary}", io.BytesIO(changed), len(changed)))
+        for path in (temporary, other):
+            (mount_of(chirp) / path).write_bytes(b"written here\n")
+        changed = b"changed here\n"  # the same size: the kernel may keep the size it was told
+        behind_the_mounts_back(temporary, changed)
+        behind_the_mounts_back(other, b"changed, and longer\n")
     finally:
         client.close()
     assert (mount_of(chirp) / temporary).read_bytes() == b"written here\n"
+    assert os.stat(mount_of(chirp) / other).st_size == len(b"written here\n")
     os.rename(mount_of(chirp) / temporary, mount_of(chirp) / directory / "out.txt")
     assert (mount_of(chirp) / directory / "out.txt").read_bytes() == changed
 
