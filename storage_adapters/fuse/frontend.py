@@ -15,14 +15,15 @@ publishes what a later write changed, or drops a file that lost its name.
 
 Where the kernel offers passthrough (`fuse.session`), every open of a pending file hands the
 kernel its spool, so its reads and writes never reach us: a change then shows in the spool's
-own attributes (`edits.Edits.notice_direct_writes`). Once published, the spool stays as a
-local copy of that version (`copies`, for stores that name their versions), which the kernel
-reads directly while the store still names the same version, or, for a file nobody else can
-have changed (a store says which: `_current_without_asking`), without asking the store. The kernel lets an inode's open
-files be all read through its page cache or all passed through to one file (`iomodes`): a file
-rewritten while this mount reads it through the page cache goes through us (direct I/O), and
-one rewritten while it is read from its local copy is written in the copy. An open for reading
-while a file is being written here reads the file being written, never the page cache.
+own attributes (`edits.Edits.notice_direct_writes`). Once published, the spool stays as a local
+copy of that version (`copies`, for stores that name their versions), which the kernel reads
+directly while the store still names the same version, or, for a file nobody else can have
+changed (a store says which: `_current_without_asking`), without asking the store. The kernel
+lets an inode's open files be all read through its page cache or all passed through to one file
+(`iomodes`): a file rewritten while this mount reads it through the page cache goes through us
+(direct I/O), and one rewritten while it is read from its local copy is written in the copy. An
+open for reading while a file is being written here reads the file being written, never the
+page cache.
 """
 
 from __future__ import annotations
