@@ -50,6 +50,7 @@ QUICK_MODULES = frozenset({
     "storage/test_mount_report.py",
     "storage/test_fuse_iomodes.py",
     "storage/test_mosastore_directories.py",
+    "storage/test_mosastore_plans.py",
     "storage/test_chirp_volume.py",
 })
 

@@ -11,8 +11,9 @@ own changes show at once; other clients' show within the timeout, as through the
 from __future__ import annotations
 
 import stat
-import time
 from typing import Any
+
+from mosastore.client.fresh import FreshEntries
 
 # Entries kept before the stale ones are dropped.
 LIMIT = 4096
@@ -22,27 +23,18 @@ class DirectoryAttributes:
     """Fresh attributes of directories, by inode."""
 
     def __init__(self, timeout: float) -> None:
-        self._timeout = timeout
-        self._entries: dict[int, tuple[float, dict[str, Any]]] = {}
+        self._entries: FreshEntries[int, dict[str, Any]] = FreshEntries(timeout, LIMIT)
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def get(self, ino: int) -> dict[str, Any] | None:
-        entry = self._entries.get(ino)
-        if entry is None or time.monotonic() - entry[0] >= self._timeout:
-            return None
-        return entry[1]
+        return self._entries.get(ino)
 
     def put(self, attrs: dict[str, Any]) -> None:
         """Keep `attrs` if they are a directory's."""
-        if not stat.S_ISDIR(attrs["mode"]):
-            return
-        now = time.monotonic()
-        if len(self._entries) >= LIMIT:
-            self._entries = {ino: entry for ino, entry in self._entries.items() if now - entry[0] < self._timeout}
-        self._entries[attrs["ino"]] = (now, attrs)
+        if stat.S_ISDIR(attrs["mode"]):
+            self._entries.put(attrs["ino"], attrs)
 
     def drop(self, *inodes: int) -> None:
-        for ino in inodes:
-            self._entries.pop(ino, None)
+        self._entries.drop(*inodes)

@@ -14,8 +14,7 @@ file at a node of its own (`placement.for_another_file`), so that small files st
 
 from __future__ import annotations
 
-import time
-
+from mosastore.client.fresh import FreshEntries
 from mosastore.placement import Plan, for_another_file
 
 # Entries kept before the stale ones are dropped.
@@ -28,24 +27,18 @@ class Plans:
     """Fresh plans, by directory, hint and writer."""
 
     def __init__(self, timeout: float) -> None:
-        self._timeout = timeout
-        self._entries: dict[Key, tuple[float, Plan]] = {}
+        self._entries: FreshEntries[Key, Plan] = FreshEntries(timeout, LIMIT)
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def get(self, directory: int, hint: str, writer: str) -> Plan | None:
         """A plan for another file of `directory`, if one is fresh."""
-        entry = self._entries.get((directory, hint, writer))
-        if entry is None or time.monotonic() - entry[0] >= self._timeout:
-            return None
-        return for_another_file(entry[1])
+        plan = self._entries.get((directory, hint, writer))
+        return None if plan is None else for_another_file(plan)
 
     def put(self, directory: int, hint: str, writer: str, plan: Plan) -> None:
-        now = time.monotonic()
-        if len(self._entries) >= LIMIT:
-            self._entries = {key: entry for key, entry in self._entries.items() if now - entry[0] < self._timeout}
-        self._entries[(directory, hint, writer)] = (now, plan)
+        self._entries.put((directory, hint, writer), plan)
 
     def clear(self) -> None:
         """A hint changed: any plan may have inherited it."""
