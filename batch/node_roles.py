@@ -263,7 +263,7 @@ class ChirpRole(NodeRole):
         from storage_adapters.chirp import service as chirp
 
         if process.role == "server":
-            chirp.stop_server(process, grace)  # and the processes it forked per connection
+            chirp.stop_servers([process], grace)  # and the processes it forked per connection
         else:
             process.stop(grace)
 

@@ -235,13 +235,16 @@ def _end_processes(namespaces: list[str], recorded: list[tuple[int, float]], pat
         return [pid for pid, create_time in recorded if is_running(pid, create_time)]
 
     for number in (signal.SIGTERM, signal.SIGKILL):
-        for pid in everyone() + still_running():
+        signalled = set(everyone() + still_running())
+        for pid in signalled:
             try:
                 os.kill(pid, number)
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + patience
-        while (everyone() or still_running()) and time.monotonic() < deadline:
+        # What a process forks as it exits is not waited for (a chirp_server's fork signals its
+        # group for 3 s), but ended by the next round.
+        while (signalled.intersection(everyone()) or still_running()) and time.monotonic() < deadline:
             time.sleep(0.05)
         for pid, _ in recorded:
             try:

@@ -49,6 +49,22 @@ class Process:
         return True
 
 
+def stop_together(processes: list[Process], timeout: float = 10.0) -> None:
+    """SIGTERM every one of `processes` at once, then SIGKILL what is left after `timeout`:
+    servers that take a while to shut down (JVMs) wait for each other no longer."""
+    running = [process for process in processes if process.running()]
+    for process in running:
+        os.kill(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while any(process.running() for process in running) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for process in running:
+        if process.running():
+            os.kill(process.pid, signal.SIGKILL)
+    for process in processes:
+        stop_process(process.pid, process.create_time)  # reaps those that were our children
+
+
 def started(role: str, process: subprocess.Popen[bytes], log: str, port: int = 0, node: str = "") -> Process:
     """The record of a process just spawned."""
     return Process(role, process.pid, create_time(process.pid), log, port, node)

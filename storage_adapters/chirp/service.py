@@ -195,21 +195,31 @@ def release(mountpoint: str, client: Process | None) -> None:
     unmount(mountpoint, FSTYPE, client)
 
 
-def stop_server(process: Process, timeout: float = 10.0) -> None:
-    """Stop a server and every process it forked for a connection. Those share the process
-    group the server leads (it was started in a session of its own), so the group is
-    signalled, and waited for until none of it is left."""
-    if process.running():
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        deadline = time.monotonic() + timeout
-        while _group_members(process.pid) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        for member in _group_members(process.pid):
+def stop_servers(servers: list[Process], timeout: float = 10.0) -> None:
+    """Stop servers and every process each forked for a connection. Those share the process
+    group their server leads (it was started in a session of its own), so each group is
+    signalled, all at once, and waited for until none of its members is left.
+
+    A chirp_server given SIGTERM forks a process that signals its group again and again,
+    then SIGKILLs it: 3 s after the signal, however soon the rest has ended. That process
+    (anything the group did not hold when signalled) is killed once the rest has gone."""
+    signalled: dict[int, set[int]] = {}  # a running server's group: its members when signalled
+    for process in servers:
+        if process.running():
+            signalled[process.pid] = {member.pid for member in _group_members(process.pid)}
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(
+            member.pid in members for group, members in signalled.items() for member in _group_members(group)):
+        time.sleep(0.02)
+    for group in signalled:
+        for member in _group_members(group):
             member.kill()
-    process.stop()
+    for process in servers:
+        process.stop()
 
 
 def _group_members(group: int) -> list[psutil.Process]:
@@ -273,19 +283,14 @@ def processes(record: ServiceRecord) -> list[Process]:
     return recorded_processes(record)
 
 
-def _stop_servers(servers: list[Process]) -> None:
-    for server in servers:
-        stop_server(server)
-
-
 def _stop_all(mountpoint: str, client: Process | None, servers: list[Process]) -> None:
     release(mountpoint, client)
-    _stop_servers(servers)
+    stop_servers(servers)
 
 
 def stop(state_dir: str) -> bool:
     """Unmount and stop every server; False if the service was not running."""
-    return stop_mounted_service(state_dir, NAME, FSTYPE, _stop_servers)
+    return stop_mounted_service(state_dir, NAME, FSTYPE, stop_servers)
 
 
 def status(state_dir: str) -> ServiceRecord | None:

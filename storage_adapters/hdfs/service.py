@@ -39,7 +39,7 @@ from xml.sax.saxutils import escape
 from hostkit.errors import MissingDependencyError, ServiceError
 from hostkit.mounts import mount_client, recorded_processes, stop_mounted_service, unmount
 from hostkit.ports import LOOPBACK, free_port
-from hostkit.processes import Process, log_tail, spawn, started, wait_until
+from hostkit.processes import Process, log_tail, spawn, started, stop_together, wait_until
 from hostkit.records import ServiceRecord, running_record, save_record, service_dir
 
 NAME = "hdfs"
@@ -307,8 +307,9 @@ def processes(record: ServiceRecord) -> list[Process]:
 
 
 def _stop_servers(servers: list[Process]) -> None:
-    for process in reversed(servers):  # DataNodes before the NameNode
-        process.stop(timeout=20)
+    data_nodes = [process for process in servers if process.role != "namenode"]
+    stop_together(data_nodes, timeout=20)  # the DataNodes before the NameNode
+    stop_together([process for process in servers if process not in data_nodes], timeout=20)
 
 
 def _stop_all(mountpoint: str, client: Process | None, servers: list[Process]) -> None:

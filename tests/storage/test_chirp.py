@@ -323,7 +323,7 @@ def test_a_server_whose_acl_lists_only_others_is_a_clear_error(tmp_path: Path) -
             adapter.check()
         adapter.close()
     finally:
-        service.stop_server(server)
+        service.stop_servers([server])
         service.purge(state)
     assert not server.running()
 
@@ -348,7 +348,7 @@ def test_catalog_reports_go_to_this_machine_only(tmp_path: Path) -> None:
                 break
     finally:
         catalog.close()
-        service.stop_server(server)
+        service.stop_servers([server])
         service.purge(state)
     assert senders == {"127.0.0.1"}
     assert str(server.port).encode() in report
