@@ -1,9 +1,10 @@
 """The storage fault matrix: a store's daemon killed (SIGKILL) under a running workflow, on an
 emulated cluster, and what the workflow sees.
 
-Each cell runs a 201-task workflow (100 writers copy a 256 KiB template, 100 `sha256sum`s
-read them, one `cat` merges the sums) with `run --cluster` on one store, and once
-`FAULT_AFTER` tasks have ended (per the run log) kills one daemon with `cluster.faults`:
+Each cell runs a workflow of `2 * writers + 1` tasks (by default 201: 100 writers copy a
+256 KiB template, 100 `sha256sum`s read them, one `cat` merges the sums) with `run --cluster`
+on one store, and once a fifth of them have ended (per the run log) kills one daemon with
+`cluster.faults`:
 a daemon on a node that holds data (benefactor, DataNode, chirp_server), the store's
 metadata service (manager, NameNode, the directory's chirp_server, MinIO) followed by its
 restart, or a node's FUSE client. Then either
@@ -45,8 +46,7 @@ from hostkit.errors import ServiceError
 from hostkit.program import swiftcloud_command
 from mosastore.placement import PLACEMENT_XATTR
 
-TASKS = 201
-FAULT_AFTER = 40  # tasks ended before the fault
+WRITERS = 100  # the workflow's writers (and digests): bench/faults.py's size
 CELL_TIMEOUT_S = 300.0  # per run: a cell still running then has hung
 TEMPLATE_BYTES = 256 * 1024
 SCRIPT = """\
@@ -55,7 +55,7 @@ app (file o) digest (file i) { "sha256sum" @stdin=i @stdout=o }
 app (file o) merge (file d[]) { "cat" d @stdout=o }
 file template = input_file("template.dat");
 file sums[];
-foreach i in [1:100] {
+foreach i in [1:WRITERS] {
   file data <sprintf("data/%i.dat", i)> = writer(template, i);
   sums[i] = digest(data);
 }
@@ -163,10 +163,14 @@ class Outcome:
 
 
 class Matrix:
-    """Runs cells on the cluster under `state_dir`, each in a directory of its own under `work`."""
+    """Runs cells on the cluster under `state_dir`, each in a directory of its own under `work`,
+    with a workflow of `writers` writers and as many digests (the suite's is smaller than the
+    benchmark's)."""
 
-    def __init__(self, cluster: ClusterState, state_dir: str, work: str) -> None:
+    def __init__(self, cluster: ClusterState, state_dir: str, work: str, writers: int = WRITERS) -> None:
         self.cluster = cluster
+        self.writers = writers
+        self.fault_after = (2 * writers + 1) // 5  # tasks ended before the fault
         self._runs: list[subprocess.Popen[str]] = []  # the runs of the cell under way
         self.env = runs_environment(state_dir)
         self.work = work
@@ -177,7 +181,7 @@ class Matrix:
         self.template = os.path.join(work, "template.dat")
         with open(self.template, "wb") as handle:
             handle.write(os.urandom(TEMPLATE_BYTES))
-        self.expected = expected_digests(self.template)
+        self.expected = expected_digests(self.template, writers)
         self._clean: dict[str, float] = {}
         self._on_head(["python3", "-c", PLACEMENT_HINT, mosastore.mountpoint(self.cluster), REPLICATED_DIR,
                        PLACEMENT_XATTR])
@@ -199,7 +203,7 @@ class Matrix:
         shutil.rmtree(directory, ignore_errors=True)
         os.makedirs(directory)
         with open(os.path.join(directory, "w.swift"), "w", encoding="utf-8") as handle:
-            handle.write(SCRIPT)
+            handle.write(SCRIPT.replace("WRITERS", str(self.writers)))
         shutil.copyfile(self.template, os.path.join(directory, "template.dat"))
         return directory
 
@@ -261,8 +265,8 @@ class Matrix:
         return run
 
     def _wait_for_ends(self, run: subprocess.Popen[str], run_dir: str, begin: float, outcome: Outcome) -> bool:
-        """Wait until FAULT_AFTER tasks have ended; False (a problem noted) if the run did not get there."""
-        while len(task_ends(run_dir)) < FAULT_AFTER:
+        """Wait until `fault_after` tasks have ended; False (a problem noted) if the run did not get there."""
+        while len(task_ends(run_dir)) < self.fault_after:
             if run.poll() is not None:
                 outcome.problems.append(f"the run ended before the fault: {_tail(_finish(run)[1])}")
                 return False
@@ -316,13 +320,13 @@ PLACEMENT_HINT = ("import os, sys; d = os.path.join(sys.argv[1], sys.argv[2]); o
                   "os.setxattr(d, sys.argv[3], b'replicate:2')")
 
 
-def expected_digests(template: str) -> dict[str, str]:
-    """What a clean run writes, by logical path, from the template alone."""
+def expected_digests(template: str, writers: int) -> dict[str, str]:
+    """What a clean run of `writers` writers writes, by logical path, from the template alone."""
     with open(template, "rb") as handle:
         data = handle.read()
     line = f"{hashlib.sha256(data).hexdigest()}  -\n".encode()
-    expected = {f"data/{i}.dat": "blake3:" + blake3(data).hexdigest() for i in range(1, 101)}
-    expected["merged.txt"] = "blake3:" + blake3(line * 100).hexdigest()
+    expected = {f"data/{i}.dat": "blake3:" + blake3(data).hexdigest() for i in range(1, writers + 1)}
+    expected["merged.txt"] = "blake3:" + blake3(line * writers).hexdigest()
     return expected
 
 
