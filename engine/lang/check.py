@@ -578,7 +578,7 @@ def _names_read(e: object, out: set[VarSym], through_composites: bool = True) ->
             for arg in e.args[1:]:
                 _names_read(arg, out, through_composites)
             return
-    for value in vars(e).values() if isinstance(e, ast.Node) else ():
+    for value in (getattr(e, name) for name in e.__struct_fields__) if isinstance(e, ast.Node) else ():
         items = value if isinstance(value, (list, tuple)) else (value,)
         for item in items:
             if isinstance(item, ast.Node):

@@ -19,13 +19,15 @@ from __future__ import annotations
 import ast as pyast
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Optional, Union
 
+# msgspec Structs rather than dataclasses: the engine imports this module at every start, and its
+# seven dataclasses took 7 ms to make.
+import msgspec
 
-@dataclass(frozen=True, eq=False)
-class PrimType:
+
+class PrimType(msgspec.Struct, frozen=True, eq=False):
     """One of `int float string boolean void file`."""
 
     name: str
@@ -34,7 +36,7 @@ class PrimType:
         return self.name
 
     # The runtime compares a value's type with FILE or FLOAT for every value it makes: the
-    # usual case, the very object, is answered without the dataclass's tuples.
+    # usual case, the very object, is answered without comparing fields.
     def __eq__(self, other: object) -> bool:
         return self is other or (type(other) is PrimType and other.name == self.name)
 
@@ -42,8 +44,7 @@ class PrimType:
         return hash(self.name)
 
 
-@dataclass(frozen=True)
-class ArrayType:
+class ArrayType(msgspec.Struct, frozen=True):
     """`elem[key]`; nested arrays are arrays of arrays."""
 
     elem: "Type"
@@ -58,12 +59,11 @@ class ArrayType:
         return f"{t}{''.join(dims)}"
 
 
-@dataclass(frozen=True, eq=False)
-class StructType:
+class StructType(msgspec.Struct, frozen=True, eq=False):
     """A user struct; fields are filled in after all type names are known."""
 
     name: str
-    fields: dict[str, "Type"] = field(default_factory=dict, compare=False, hash=False)
+    fields: dict[str, "Type"] = msgspec.field(default_factory=dict)  # not compared: __eq__ below
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, StructType) and other.name == self.name
@@ -75,8 +75,7 @@ class StructType:
         return self.name
 
 
-@dataclass(frozen=True)
-class SubType:
+class SubType(msgspec.Struct, frozen=True):
     """`type N T;`: usable wherever a `T` is, not conversely.
 
     `opaque`: a file-like type declared `type N;` (§12, and the predeclared `url`):
@@ -91,8 +90,7 @@ class SubType:
         return self.name
 
 
-@dataclass(frozen=True)
-class Wildcard:
+class Wildcard(msgspec.Struct, frozen=True):
     """A signature-only pattern: `scalar`, `any`, or a type variable `V` / `K`."""
 
     name: str
@@ -159,8 +157,7 @@ def contains_file(t: Type) -> bool:
 # ---------------------------------------------------------------- signatures
 
 
-@dataclass(frozen=True)
-class SigParam:
+class SigParam(msgspec.Struct, frozen=True):
     """One parameter of a builtin overload."""
 
     type: Type
@@ -169,8 +166,7 @@ class SigParam:
     has_default: bool = False
 
 
-@dataclass(frozen=True)
-class Signature:
+class Signature(msgspec.Struct, frozen=True):
     """One overload: parameters, an optional variadic tail type, and outputs."""
 
     params: tuple[SigParam, ...]

@@ -3,7 +3,6 @@ through Graphviz."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import subprocess
@@ -18,8 +17,8 @@ from engine.lang.symbols import VarSym
 
 def _children(node: ir.Node) -> Iterator[ir.Node]:
     """Direct child nodes of an IR node, in field order."""
-    for f in dataclasses.fields(node):
-        value = getattr(node, f.name)
+    for name in node.__struct_fields__:
+        value = getattr(node, name)
         items = value if isinstance(value, tuple) else (value,)
         for item in items:
             if isinstance(item, ir.Node):

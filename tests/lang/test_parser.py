@@ -6,11 +6,11 @@ the expected shape, so that one line states one fact about the grammar.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from engine.errors import CompileError
@@ -57,17 +57,17 @@ def sexp(value: object) -> str:
     return repr(value)
 
 
-def _shown_fields(node: ast.Node) -> list[dataclasses.Field]:
+def _shown_fields(node: ast.Node) -> list[msgspec.structs.FieldInfo]:
     hidden = _NOT_SHOWN | ({"type"} if isinstance(node, ast.Expr) else set())
-    return [f for f in dataclasses.fields(node) if f.name not in hidden]
+    return [f for f in msgspec.structs.fields(node) if f.name not in hidden]
 
 
-def _default(f: dataclasses.Field) -> object:
-    if f.default is not dataclasses.MISSING:
+def _default(f: msgspec.structs.FieldInfo) -> object:
+    if f.default is not msgspec.NODEFAULT:
         return f.default
-    if f.default_factory is not dataclasses.MISSING:
+    if f.default_factory is not msgspec.NODEFAULT:
         return f.default_factory()
-    return dataclasses.MISSING
+    return msgspec.NODEFAULT
 
 
 def parse(text: str) -> ast.Module:
