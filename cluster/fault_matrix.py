@@ -170,7 +170,7 @@ class Matrix:
     def __init__(self, cluster: ClusterState, state_dir: str, work: str, writers: int = WRITERS) -> None:
         self.cluster = cluster
         self.writers = writers
-        self.fault_after = (2 * writers + 1) // 5  # tasks ended before the fault
+        self.fault_after = tasks_before_fault(writers)
         self._runs: list[subprocess.Popen[str]] = []  # the runs of the cell under way
         self.env = runs_environment(state_dir)
         self.work = work
@@ -203,7 +203,7 @@ class Matrix:
         shutil.rmtree(directory, ignore_errors=True)
         os.makedirs(directory)
         with open(os.path.join(directory, "w.swift"), "w", encoding="utf-8") as handle:
-            handle.write(SCRIPT.replace("WRITERS", str(self.writers)))
+            handle.write(workflow(self.writers))
         shutil.copyfile(self.template, os.path.join(directory, "template.dat"))
         return directory
 
@@ -318,6 +318,16 @@ class Matrix:
 
 PLACEMENT_HINT = ("import os, sys; d = os.path.join(sys.argv[1], sys.argv[2]); os.makedirs(d, exist_ok=True); "
                   "os.setxattr(d, sys.argv[3], b'replicate:2')")
+
+
+def workflow(writers: int = WRITERS) -> str:
+    """The cells' workflow: `writers` writers, as many digests, one merge (`2 * writers + 1` tasks)."""
+    return SCRIPT.replace("WRITERS", str(writers))
+
+
+def tasks_before_fault(writers: int = WRITERS) -> int:
+    """How many of the workflow's tasks end before the fault: a fifth."""
+    return (2 * writers + 1) // 5
 
 
 def expected_digests(template: str, writers: int) -> dict[str, str]:

@@ -159,6 +159,21 @@ def _victims(mark: str, victim: str) -> list[psutil.Process]:
     return found
 
 
+def _hurt(mark: str, victim: str, signum: int) -> None:
+    """Send `signum` to a process of the run playing `victim`: the first found that is still
+    there when signalled (an app may end between the listing and the signal)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for process in _victims(mark, victim):
+            try:
+                process.send_signal(signum)
+                return
+            except psutil.NoSuchProcess:
+                continue
+        time.sleep(0.01)
+    pytest.fail(f"no {victim} found")
+
+
 @pytest.fixture
 def environment(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[str], dict[str, str]]:
     def make(storage: str) -> dict[str, str]:
@@ -204,9 +219,7 @@ def test_a_crashed_run_resumes_with_only_the_rest(tmp_path: Path, reference: dic
         if victim == "engine":
             first.send_signal(signum)
         else:
-            victims = _victims(mark, victim)
-            assert victims, f"no {victim} found"
-            victims[0].send_signal(signum)
+            _hurt(mark, victim, signum)
         first_err = first.communicate(timeout=60)[1]
         if victim == "worker":
             assert first.returncode == 0, first_err  # a lost local worker's tasks run elsewhere

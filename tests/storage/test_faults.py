@@ -30,7 +30,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from cluster.fault_matrix import FAULT_AFTER, SCRIPT, TASKS, task_ends
+from cluster.fault_matrix import WRITERS, task_ends, tasks_before_fault, workflow
 from hostkit.ports import bindable
 from hostkit.processes import stop_process
 from hostkit.records import ServiceRecord
@@ -44,7 +44,9 @@ from .conftest import started_minio
 from .mosastore.stores import running_store, skip_unless_fuse
 
 REPO = Path(__file__).resolve().parents[2]
-KILL_AFTER = FAULT_AFTER
+SCRIPT = workflow()
+TASKS = 2 * WRITERS + 1
+KILL_AFTER = tasks_before_fault()
 
 
 @pytest.fixture(scope="module")
