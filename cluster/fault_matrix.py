@@ -170,7 +170,6 @@ class Matrix:
     def __init__(self, cluster: ClusterState, state_dir: str, work: str, writers: int = WRITERS) -> None:
         self.cluster = cluster
         self.writers = writers
-        self.fault_after = tasks_before_fault(writers)
         self._runs: list[subprocess.Popen[str]] = []  # the runs of the cell under way
         self.env = runs_environment(state_dir)
         self.work = work
@@ -265,8 +264,8 @@ class Matrix:
         return run
 
     def _wait_for_ends(self, run: subprocess.Popen[str], run_dir: str, begin: float, outcome: Outcome) -> bool:
-        """Wait until `fault_after` tasks have ended; False (a problem noted) if the run did not get there."""
-        while len(task_ends(run_dir)) < self.fault_after:
+        """Wait until a fifth of the tasks have ended; False (a problem noted) if the run did not get there."""
+        while len(task_ends(run_dir)) < tasks_before_fault(self.writers):
             if run.poll() is not None:
                 outcome.problems.append(f"the run ended before the fault: {_tail(_finish(run)[1])}")
                 return False

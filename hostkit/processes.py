@@ -38,31 +38,23 @@ class Process:
 
         Waits for the process to exit rather than to vanish: one started by an
         earlier command is not our child and stays a zombie until init reaps it."""
-        if not self.running():
-            stop_process(self.pid, self.create_time)  # reaps it if it is our child
-            return False
-        os.kill(self.pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while self.running() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        stop_process(self.pid, self.create_time)
-        return True
+        was_running = self.running()
+        stop_together([self], timeout)
+        return was_running
 
 
 def stop_together(processes: list[Process], timeout: float = 10.0) -> None:
-    """SIGTERM every one of `processes` at once, then SIGKILL what is left after `timeout`:
-    servers that take a while to shut down (JVMs) wait for each other no longer."""
+    """`Process.stop` of several processes at once: SIGTERM to all, a wait of up to `timeout`
+    for all, then `stop_process` for each (which reaps our children and ends what is left), so
+    that servers slow to shut down (JVMs) do not wait for each other."""
     running = [process for process in processes if process.running()]
     for process in running:
         os.kill(process.pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     while any(process.running() for process in running) and time.monotonic() < deadline:
         time.sleep(0.02)
-    for process in running:
-        if process.running():
-            os.kill(process.pid, signal.SIGKILL)
     for process in processes:
-        stop_process(process.pid, process.create_time)  # reaps those that were our children
+        stop_process(process.pid, process.create_time)
 
 
 def started(role: str, process: subprocess.Popen[bytes], log: str, port: int = 0, node: str = "") -> Process:

@@ -203,31 +203,31 @@ def stop_servers(servers: list[Process], timeout: float = 10.0) -> None:
     A chirp_server given SIGTERM forks a process that signals its group again and again,
     then SIGKILLs it: 3 s after the signal, however soon the rest has ended. That process
     (anything the group did not hold when signalled) is killed once the rest has gone."""
-    signalled: dict[int, set[int]] = {}  # a running server's group: its members when signalled
-    for process in servers:
-        if process.running():
-            signalled[process.pid] = {member.pid for member in _group_members(process.pid)}
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+    groups = [process.pid for process in servers if process.running()]
+    signalled = {member.pid for member in _members(groups)}  # the groups' processes when signalled
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and any(
-            member.pid in members for group, members in signalled.items() for member in _group_members(group)):
+    while time.monotonic() < deadline and any(member.pid in signalled for member in _members(groups)):
         time.sleep(0.02)
-    for group in signalled:
-        for member in _group_members(group):
-            member.kill()
+    for member in _members(groups):
+        member.kill()
     for process in servers:
         process.stop()
 
 
-def _group_members(group: int) -> list[psutil.Process]:
-    """The live (not zombie) processes of process group `group`."""
+def _members(groups: list[int]) -> list[psutil.Process]:
+    """The live (not zombie) processes of the process groups `groups`, found in one pass."""
+    wanted = set(groups)
+    if not wanted:
+        return []
     members = []
     for candidate in psutil.process_iter():
         try:
-            if os.getpgid(candidate.pid) == group and candidate.status() != psutil.STATUS_ZOMBIE:
+            if os.getpgid(candidate.pid) in wanted and candidate.status() != psutil.STATUS_ZOMBIE:
                 members.append(candidate)
         except (OSError, psutil.Error):
             continue

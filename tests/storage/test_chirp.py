@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def assert_nothing_left(record: ServiceRecord) -> None:
     assert_service_gone(service.processes(record), record.info["mountpoint"])
     servers = [p for p in service.processes(record) if p.role == "server"]
-    assert all(service._group_members(p.pid) == [] for p in servers), "a connection process was left running"
+    assert service._members([p.pid for p in servers]) == [], "a connection process was left running"
 
 
 @pytest.fixture(scope="module")
