@@ -3,8 +3,8 @@ emulated cluster, and what the workflow sees.
 
 Each cell runs a workflow of `2 * writers + 1` tasks (by default 201: 100 writers copy a
 256 KiB template, 100 `sha256sum`s read them, one `cat` merges the sums) with `run --cluster`
-on one store, and once a fifth of them have ended (per the run log) kills one daemon with
-`cluster.faults`:
+on one store, and once a fifth of them have ended (per the run log), one of them on the
+daemon's node, kills that daemon with `cluster.faults`:
 a daemon on a node that holds data (benefactor, DataNode, chirp_server), the store's
 metadata service (manager, NameNode, the directory's chirp_server, MinIO) followed by its
 restart, or a node's FUSE client. Then either
@@ -217,7 +217,7 @@ class Matrix:
         before = self._temporaries(cell)
         try:
             first = self._start(cell.table, directory, run_dir)
-            if not self._wait_for_ends(first, run_dir, begin, outcome):
+            if not self._wait_for_ends(first, run_dir, begin, cell.node, outcome):
                 return outcome
             killed = faults.kill(self.cluster, cell.record, cell.role, cell.node)
             outcome.fault_s = time.monotonic() - begin
@@ -263,9 +263,18 @@ class Matrix:
         self._runs.append(run)
         return run
 
-    def _wait_for_ends(self, run: subprocess.Popen[str], run_dir: str, begin: float, outcome: Outcome) -> bool:
-        """Wait until a fifth of the tasks have ended; False (a problem noted) if the run did not get there."""
-        while len(task_ends(run_dir)) < tasks_before_fault(self.writers):
+    def _wait_for_ends(self, run: subprocess.Popen[str], run_dir: str, begin: float, node: str,
+                       outcome: Outcome) -> bool:
+        """Wait until a fifth of the tasks have ended, and one of them on `node` if the run has a
+        worker there: a DataNode killed before its node stored anything of the run's loses
+        nothing (in one run of the suite, a cell that must stop completed); False (a problem
+        noted) if the run did not get there."""
+        workers_there = node in {each.name for each in self.cluster.nodes}
+        while True:
+            ends = task_ends(run_dir)
+            if len(ends) >= tasks_before_fault(self.writers) and (
+                    not workers_there or any(end.get("node") == node for end in ends)):
+                return True
             if run.poll() is not None:
                 outcome.problems.append(f"the run ended before the fault: {_tail(_finish(run)[1])}")
                 return False
@@ -273,7 +282,6 @@ class Matrix:
                 outcome.problems.append("the run did not get going")
                 return False
             time.sleep(0.05)
-        return True
 
     def _check_outputs(self, cell: Cell, runs: list[str], outcome: Outcome, before: list[str]) -> None:
         """The outputs' digests in the run log are a clean run's, the store holds them whole,

@@ -108,7 +108,7 @@ def _build(cluster: ClusterState, used: list[Region], placed: list[Region], stor
         node.cpu_cgroup = cpulimit.make(cluster.cpu_cgroup, node.name)
         if region.cpu_cores > 0:
             cpulimit.set_quota(node.cpu_cgroup, region.cpu_cores)
-        start_holder(cluster, node, hosts)
+        start_holder(cluster, node, hosts, stores.MOUNT_TYPES)
         cluster.save()
     s3_end = f"{cluster.tag}-vs3"
     netns.add(cluster.s3_namespace)

@@ -49,6 +49,14 @@ def delete(namespace: str) -> None:
         run("ip", "netns", "del", namespace)
 
 
+def inside(namespace: str, argv: list[str]) -> list[str]:
+    """`argv` run in `namespace`'s network, and nothing more: `ip netns exec` would give it a
+    mount namespace of its own too, holding a copy of each of the host's mounts (a store's
+    FUSE mount among them, whose client then serves on after the host unmounts it) for as
+    long as it runs."""
+    return ["nsenter", f"--net={os.path.join(NETNS_DIR, namespace)}", "--", *argv]
+
+
 def names() -> list[str]:
     """Every named network namespace on the machine."""
     return sorted(os.listdir(NETNS_DIR)) if os.path.isdir(NETNS_DIR) else []

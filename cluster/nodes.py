@@ -50,14 +50,15 @@ def cgroup_mounts(directories: list[str]) -> list[list[str]]:
     return found
 
 
-def start_holder(cluster: ClusterState, node: Node, hosts_file: str) -> None:
-    """Start the node's holder (recording its PID in `node`); returns once it is ready."""
+def start_holder(cluster: ClusterState, node: Node, hosts_file: str, host_mount_types: tuple[str, ...]) -> None:
+    """Start the node's holder (recording its PID in `node`); returns once it is ready. The
+    host's mounts of `host_mount_types` are detached in the node."""
     scratch = cluster.node_dir(node.name, "scratch")
     os.makedirs(cluster.path(SHARED_SCRATCH), mode=0o700, exist_ok=True)
     env = module_environment()
     argv = ["ip", "netns", "exec", node.namespace, "unshare", "--uts", "--",
             sys.executable, "-m", "cluster.holder", node.name, hosts_file, scratch, cluster.path(SHARED_SCRATCH),
-            json.dumps(cgroup_mounts(node.cgroups()))]
+            json.dumps(cgroup_mounts(node.cgroups())), json.dumps(host_mount_types)]
     log = cluster.path("nodes", node.name, "holder.log")
     with open(log, "ab") as errors:
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors,

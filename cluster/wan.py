@@ -95,8 +95,7 @@ def start(cluster: ClusterState) -> None:
         netns.run("ip", "-n", hub, "rule", "add", "pref", str(RULE_FROM_DEVICE + TABLE_BASE + source),
                   "iif", bridge(source), "lookup", table)
     log = cluster.path("delayline.log")
-    process = spawn(["ip", "netns", "exec", hub, sys.executable, "-m", "cluster.delayline", path], log,
-                    module_environment())
+    process = spawn(netns.inside(hub, [sys.executable, "-m", "cluster.delayline", path]), log, module_environment())
     cluster.record_started(started("delayline", process, log, 0, "hub"))
     wait_until(lambda: "LOWER_UP" in netns.run("ip", "-n", hub, "link", "show", DEVICE), process,
                "the delay line", log, timeout=20)

@@ -16,7 +16,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from hostkit.errors import MissingDependencyError, ServiceError
 from hostkit.processes import Process, spawn, started, wait_until
@@ -30,14 +30,23 @@ def mounted_fstype(path: str, mountinfo: str = "/proc/self/mountinfo") -> str | 
     target = os.path.realpath(path)
     fstype = None
     try:
-        with open(mountinfo) as table:
-            for line in table:
-                fields = line.split()
-                if _unescape(fields[4]) == target:
-                    fstype = fields[fields.index("-") + 1]
+        for mount_point, kind in _mounts(mountinfo):
+            if mount_point == target:
+                fstype = kind
     except OSError:
         return None
     return fstype
+
+
+def mount_points(fstypes: Collection[str], mountinfo: str = "/proc/self/mountinfo") -> list[str]:
+    """Where a file system of one of `fstypes` is mounted (in `mountinfo`'s namespace)."""
+    return [mount_point for mount_point, kind in _mounts(mountinfo) if kind in fstypes]
+
+
+def _mounts(mountinfo: str) -> list[tuple[str, str]]:
+    """(mount point, file system type) of each line of a mountinfo table, in its order."""
+    with open(mountinfo) as table:
+        return [(_unescape(fields[4]), fields[fields.index("-") + 1]) for fields in map(str.split, table)]
 
 
 def cgroup2_root(controller: str) -> str | None:

@@ -70,12 +70,17 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def open_storage(name: str = "local", config_path: str | None = None) -> StorageAdapter:
-    """Build the adapter for `--storage name` and validate it against the real store."""
+def open_storage(name: str = "local", config_path: str | None = None, *, checked: bool = False) -> StorageAdapter:
+    """Build the adapter for `--storage name` and validate it against the real store, unless
+    `checked`: a run's worker opens the store its driver validated, and must not fail fast
+    (checks make one quick attempt) when the server is restarting; its first transfer
+    retries as every transfer does."""
     from storage_adapters.config import load_settings  # deferred: see _LAZY
 
     settings = load_settings(name, config_path)
     adapter = adapter_class(settings.backend).from_settings(settings)
+    if checked:
+        return adapter
     try:
         adapter.check()
     except BaseException:

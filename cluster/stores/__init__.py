@@ -17,8 +17,12 @@ from cluster.state import ClusterState
 from cluster.stores import chirp, hdfs, mosastore, s3, s3fs
 from cluster.stores.common import services_dir
 from hostkit.errors import ServiceError
+from mosastore import deploy
+from storage_adapters.chirp import service as chirp_service
+from storage_adapters.hdfs import service as hdfs_service
+from storage_adapters.services import s3fs_mount
 
-__all__ = ["CLUSTER_STORES", "DAEMONS", "RECORDS", "S3_NAME", "SERVICE_NAMES", "purge", "services_dir", "start",
+__all__ = ["CLUSTER_STORES", "DAEMONS", "MOUNT_TYPES", "RECORDS", "S3_NAME", "SERVICE_NAMES", "purge", "services_dir", "start",
            "with_daemons"]
 
 # How each store's record names a daemon's restart: record name -> daemon(cluster, role, node).
@@ -29,6 +33,9 @@ CLUSTER_STORES = ("local", *STARTERS)
 SERVICE_NAMES = (mosastore.MANAGER_NAME, s3.NAME, hdfs.NAME, chirp.NAME)  # what every hosts file names
 S3_NAME = s3.NAME  # the one service of no node: in a namespace of its own
 RECORDS = ("mosastore", "minio", "hdfs", "chirp", "s3fs")  # the service records the stores write
+# The file system types of the stores' mounts: a node detaches the host's mounts of these (a
+# node mounts its own), lest a copy in the node keep the host's client serving once unmounted.
+MOUNT_TYPES = (deploy.FSTYPE, chirp_service.FSTYPE, hdfs_service.FSTYPE, s3fs_mount.S3FS_FSTYPE)
 
 
 def with_daemons(stores: Iterable[str]) -> tuple[str, ...]:

@@ -31,8 +31,8 @@ PORT, CONSOLE_PORT = 9000, 9001
 def daemon(cluster: ClusterState, credentials: dict[str, str]) -> Daemon:
     """How MinIO starts in S3's namespace (its argv enters the namespace itself), with `credentials`."""
     directory = store_dir(cluster, minio.NAME)
-    argv = ["ip", "netns", "exec", cluster.s3_namespace,
-            *minio.server_argv(minio.find_binary(), os.path.join(directory, "data"), S3_ADDRESS, PORT, CONSOLE_PORT)]
+    argv = netns.inside(cluster.s3_namespace, minio.server_argv(minio.find_binary(), os.path.join(directory, "data"),
+                                                               S3_ADDRESS, PORT, CONSOLE_PORT))
     return Daemon(NAME, argv, os.path.join(directory, "server.log"), PORT, minio.server_environment(credentials))
 
 

@@ -136,12 +136,15 @@ class TaskRunner:
         return self.apps.run(spec, self.publisher)
 
     def _store(self, plan: StagingPlan) -> Any:
-        """The store adapter of a staging plan, opened once per process."""
+        """The store adapter of a staging plan, opened once per process (the driver checked it)."""
         key = (plan.storage, plan.config_path)
         if key not in self._stores:
-            from storage_adapters import open_storage
+            from storage_adapters import StorageError, open_storage
 
-            self._stores[key] = open_storage(plan.storage, plan.config_path)
+            try:
+                self._stores[key] = open_storage(plan.storage, plan.config_path, checked=True)
+            except StorageError as e:
+                raise LeafError(f"staging in failed: {e}", retriable=True) from None
         return self._stores[key]
 
     def _run_builtin(self, call: BuiltinCall) -> Any:

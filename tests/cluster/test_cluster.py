@@ -1,6 +1,9 @@
 """The emulated cluster end to end (issue 12): runs across node namespaces under MPI, MosaStore
 with a benefactor per node and placement across them, shaped links and regional latency,
-and `cluster down` leaving nothing behind, also after a killed run."""
+and `cluster down` leaving nothing behind, also after a killed run. A store mounted on the host
+(a Chirp server and its FUSE mount) is up while this module's clusters are: no process of a
+cluster may hold a copy of that mount, which would keep its client serving after the host
+unmounted it."""
 
 from __future__ import annotations
 
@@ -12,10 +15,16 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 
+import pytest
+
 from cluster import lifecycle, probe
+from hostkit.mounts import mounted_fstype
+from hostkit.records import ServiceRecord
+from storage_adapters.chirp import service as chirp_service
 from engine.observe.runlog import read_events
 from cluster.regions import Region
 from tests.cluster.conftest import ROOT, Cluster, assert_nothing_left, bring_up, environment, pids_in, traces
@@ -48,6 +57,33 @@ while len(os.listdir(place)) < need:
 print(node, socket.gethostname())
 """
 SPREAD = 4  # nodes that must run a task at once
+
+
+@pytest.fixture(scope="module", autouse=True)
+def host_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
+    """A store mounted on the host before any cluster of this module comes up."""
+    state = str(tmp_path_factory.mktemp("host-store"))
+    record = chirp_service.start(state)
+    try:
+        yield record
+    finally:
+        chirp_service.stop(state)
+
+
+def assert_no_copy_of(mountpoint: str, record: dict) -> None:
+    """No process of the cluster holds a mount namespace of its own that lists `mountpoint`."""
+    ours = os.stat("/proc/self/ns/mnt").st_ino
+    seen = 0
+    for pid in pids_in(record):
+        try:
+            if os.stat(f"/proc/{pid}/ns/mnt").st_ino == ours:
+                continue
+        except OSError:
+            continue  # ended meanwhile
+        seen += 1
+        assert mounted_fstype(mountpoint, f"/proc/{pid}/mountinfo") is None, \
+            f"process {pid} of the cluster holds a copy of the host's mount {mountpoint}"
+    assert seen > 0, "no process of the cluster has a mount namespace of its own"
 
 
 def _nodes_of_run(run_dir: Path) -> Counter[str]:
@@ -186,6 +222,12 @@ def test_nodes_are_separate_hosts(cluster8: Cluster) -> None:
     assert missing.returncode == 1 and "no node 'node99'" in missing.stderr
 
 
+def test_the_nodes_hold_no_copy_of_a_store_mounted_on_the_host(cluster8: Cluster, host_store: ServiceRecord) -> None:
+    mountpoint = host_store.info["mountpoint"]
+    assert mounted_fstype(mountpoint) == chirp_service.FSTYPE
+    assert_no_copy_of(mountpoint, cluster8.record)
+
+
 def test_down_after_a_killed_run_leaves_nothing(tmp_path: Path) -> None:
     cluster = bring_up(tmp_path / "state", "--nodes", "2", "--storage", "mosastore")
     made = traces(cluster.record)
@@ -223,15 +265,19 @@ def _sleeping(pids: list[int]) -> int:
     return count
 
 
-def test_links_are_shaped_and_remote_regions_are_far(tmp_path: Path) -> None:
+def test_links_are_shaped_and_remote_regions_are_far(tmp_path: Path, host_store: ServiceRecord) -> None:
     """Lower bounds only (a loaded machine can be slower, never faster): a transfer takes at
     least its size over the configured rate, and a round trip between regions at least the
-    configured one. test_wan.py and bench/cluster_links.py measure how close they come."""
+    configured one. test_wan.py and bench/cluster_links.py measure how close they come. The
+    delay line between the regions holds no copy of the host's mounts either."""
     regions = (Region("home", 1, 40.0), Region("remote", 1, 40.0, rtt_ms=50.0))
     state = str(tmp_path / "state")
     cluster = lifecycle.up(state, 2, regions)
-    made = traces(json.loads(Path(cluster.path("cluster.json")).read_text()))
+    record = json.loads(Path(cluster.path("cluster.json")).read_text())
+    made = traces(record)
     try:
+        assert any(entry["role"] == "delayline" for entry in record["processes"])
+        assert_no_copy_of(host_store.info["mountpoint"], record)
         home, remote = cluster.nodes
         transfer = probe.bandwidth(remote, home, 4 << 20)
         assert transfer.mbit <= 40.0 * 1.02, f"{transfer.mbit:.1f} Mbit/s through a 40 Mbit/s link"

@@ -5,7 +5,9 @@ checked exactly, with no waiting. The S3 adapter's translation of boto's errors 
 the unavailable kind is checked against a real port nobody listens on. A store
 client that reports a failed upload as an OSError fails the task as a staging failure
 (retriable), not as an internal error. HDFS's transfer failures that a new pipeline or a
-restarted server ends are retried; a missing file is not.
+restarted server ends are retried; a missing file is not. A worker opens its staging store
+without the check a command starts with (one quick attempt), so a server restarting then fails
+its task only as staging does.
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ import pytest
 from engine.task.apps import run_app
 from engine.task.atomic import Publisher
 from engine.task.contract import AppPhases, AppSpec, LeafError, StagingPlan
+from engine.task.run import TaskRunner
 from engine.task.staging import run_staged
 from hostkit.errors import StorageConfigError
 from hostkit.ports import free_port
 from storage_adapters.errors import StorageTransferError, StorageUnavailableError
 from storage_adapters.hdfs.client import translated
 from storage_adapters.local import LocalAdapter
-from storage_adapters.retries import MAX_DELAY_S, UNAVAILABLE_RETRY_S, retrying, transient
+from storage_adapters import open_storage
+from storage_adapters.retries import MAX_DELAY_S, UNAVAILABLE_RETRY_S, WINDOW_VARIABLE, retrying, transient
 from storage_adapters.s3 import S3Adapter
 
 
@@ -97,6 +101,30 @@ def test_s3_reports_a_server_it_cannot_reach_as_unavailable(tmp_path: Path) -> N
     with pytest.raises(StorageUnavailableError) as caught:
         adapter.get_file("in/a.txt", str(tmp_path / "a.txt"))
     assert "storage 'cloud'" in str(caught.value) and "secret-value" not in str(caught.value)
+
+
+def test_a_worker_opening_a_store_while_its_server_restarts_fails_only_as_staging(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check a command starts with fails at once when nobody answers; a worker opens the store
+    its run's driver checked without it, so its first transfer waits out a restart as any does,
+    and a server still gone fails the task as staging (worth a retry), not as an internal error."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "someone")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret-value")
+    monkeypatch.setenv(WINDOW_VARIABLE, "0")
+    config = tmp_path / "swiftcloud.toml"
+    config.write_text(f'[storage.cloud]\nbackend = "s3"\nbucket = "b"\n'
+                      f'endpoint_url = "http://127.0.0.1:{free_port()}"\n')
+    with pytest.raises(StorageConfigError, match="cannot reach the server"):
+        open_storage("cloud", str(config))
+    open_storage("cloud", str(config), checked=True).close()
+    spec = AppSpec(argv=("cp", "in.txt", "out.txt"),
+                   staging=StagingPlan(storage="cloud", config_path=str(config), inputs=("in.txt",),
+                                       outputs=("out.txt",), argv_files=(1, 2)))
+    with pytest.raises(LeafError) as caught:
+        TaskRunner({}, None)(spec)
+    assert caught.value.retriable and caught.value.message.startswith(
+        "staging in failed: 'in.txt' could not be read: storage 'cloud' (s3")
+    assert "secret-value" not in caught.value.message
 
 
 class FailingUploads(LocalAdapter):
