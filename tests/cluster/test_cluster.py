@@ -1,7 +1,7 @@
 """The emulated cluster end to end (issue 12): runs across node namespaces under MPI, MosaStore
 with a benefactor per node and placement across them, shaped links and regional latency,
 and `cluster down` leaving nothing behind, also after a killed run. A store mounted on the host
-(a Chirp server and its FUSE mount) is up while this module's clusters are: no process of a
+(MosaStore and its FUSE mount) is up while this module's clusters are: no process of a
 cluster may hold a copy of that mount, which would keep its client serving after the host
 unmounted it."""
 
@@ -24,7 +24,8 @@ import pytest
 from cluster import lifecycle, probe
 from hostkit.mounts import mounted_fstype
 from hostkit.records import ServiceRecord
-from storage_adapters.chirp import service as chirp_service
+from mosastore.deploy import FSTYPE as MOSASTORE_FSTYPE
+from storage_adapters.services import start_service, stop_service
 from engine.observe.runlog import read_events
 from cluster.regions import Region
 from tests.cluster.conftest import ROOT, Cluster, assert_nothing_left, bring_up, environment, pids_in, traces
@@ -61,13 +62,10 @@ SPREAD = 4  # nodes that must run a task at once
 
 @pytest.fixture(scope="module", autouse=True)
 def host_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
-    """A store mounted on the host before any cluster of this module comes up."""
+    """A store mounted on the host before any cluster of this module comes up (MosaStore)."""
     state = str(tmp_path_factory.mktemp("host-store"))
-    record = chirp_service.start(state)
-    try:
-        yield record
-    finally:
-        chirp_service.stop(state)
+    yield start_service("mosastore", state)
+    stop_service("mosastore", state)
 
 
 def assert_no_copy_of(mountpoint: str, record: dict) -> None:
@@ -224,7 +222,7 @@ def test_nodes_are_separate_hosts(cluster8: Cluster) -> None:
 
 def test_the_nodes_hold_no_copy_of_a_store_mounted_on_the_host(cluster8: Cluster, host_store: ServiceRecord) -> None:
     mountpoint = host_store.info["mountpoint"]
-    assert mounted_fstype(mountpoint) == chirp_service.FSTYPE
+    assert mounted_fstype(mountpoint) == MOSASTORE_FSTYPE
     assert_no_copy_of(mountpoint, cluster8.record)
 
 
