@@ -14,12 +14,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
-import time
 
 from hostkit.errors import MissingDependencyError, ServiceError, StorageConfigError
 from hostkit.mounts import fusermount, mounted_fstype
-from hostkit.processes import is_running, spawn, stop_process, wait_until
+from hostkit.mounts import unmount as release
+from hostkit.processes import Process, is_running, spawn, wait_until
 from hostkit.records import (
     LOG_FILE,
     ServiceRecord,
@@ -84,23 +83,12 @@ def mount(
 
 def unmount(record: ServiceRecord, timeout: float = 20.0) -> None:
     """Unmount what `mount` mounted, wait for its s3fs process to end, drop the passwd file."""
-    mountpoint, pid, create_time = record.info["mountpoint"], record.pid, record.create_time
-    if mounted_fstype(mountpoint) is not None:
-        tool = fusermount()
-        argv = [tool, "-u", mountpoint] if tool else ["umount", mountpoint]
-        result = subprocess.run(argv, capture_output=True, text=True, check=False)
-        if result.returncode != 0 and mounted_fstype(mountpoint) is not None:
-            # Busy (a file still open): detach it now, the kernel finishes when it is closed.
-            lazy = [tool, "-u", "-z", mountpoint] if tool else ["umount", "-l", mountpoint]
-            subprocess.run(lazy, capture_output=True, check=False)
-    deadline = time.monotonic() + timeout
-    while is_running(pid, create_time) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    stop_process(pid, create_time)
-    with contextlib.suppress(FileNotFoundError):
-        os.remove(record.info["passwd_file"])
-    if mounted_fstype(mountpoint) is not None:
-        raise ServiceError(f"could not unmount {mountpoint}")
+    client = Process("client", record.pid, record.create_time, record.info["log"])
+    try:
+        release(record.info["mountpoint"], S3FS_FSTYPE, client, timeout)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(record.info["passwd_file"])
 
 
 def start(state_dir: str) -> ServiceRecord:
