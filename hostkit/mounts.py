@@ -96,8 +96,7 @@ def unmount(mountpoint: str, fstype: str, client: Process | None, timeout: float
         tool = fusermount()
         argv = [tool, "-u", mountpoint] if tool else ["umount", mountpoint]
         if subprocess.run(argv, capture_output=True, check=False).returncode != 0 and mounted_fstype(mountpoint):
-            lazy = [tool, "-u", "-z", mountpoint] if tool else ["umount", "-l", mountpoint]
-            subprocess.run(lazy, capture_output=True, check=False)
+            detach(mountpoint)  # busy (a file still open): the kernel finishes once it is closed
     if client is not None:
         deadline = time.monotonic() + timeout
         while client.running() and time.monotonic() < deadline:
