@@ -332,9 +332,14 @@ def workflow(writers: int = WRITERS) -> str:
     return SCRIPT.replace("WRITERS", str(writers))
 
 
+def tasks(writers: int = WRITERS) -> int:
+    """How many tasks the workflow of `writers` writers has."""
+    return 2 * writers + 1
+
+
 def tasks_before_fault(writers: int = WRITERS) -> int:
     """How many of the workflow's tasks end before the fault: a fifth."""
-    return (2 * writers + 1) // 5
+    return tasks(writers) // 5
 
 
 def expected_digests(template: str, writers: int) -> dict[str, str]:

@@ -30,7 +30,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from cluster.fault_matrix import WRITERS, task_ends, tasks_before_fault, workflow
+from cluster.fault_matrix import task_ends, tasks, tasks_before_fault, workflow
 from hostkit.ports import bindable
 from hostkit.processes import stop_process
 from hostkit.records import ServiceRecord
@@ -45,7 +45,7 @@ from .mosastore.stores import running_store, skip_unless_fuse
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = workflow()
-TASKS = 2 * WRITERS + 1
+TASKS = tasks()
 KILL_AFTER = tasks_before_fault()
 
 
