@@ -20,9 +20,8 @@ from __future__ import annotations
 import bisect
 import random
 from collections import Counter, deque
-from dataclasses import dataclass
 from enum import Enum
-from typing import Collection, Iterator, Sequence
+from typing import Collection, Iterator, NamedTuple, Sequence
 
 
 class ReadyQueue:
@@ -93,8 +92,7 @@ class DurationEstimates:
         self._mean[key] = seconds if mean is None else mean + self._weight * (seconds - mean)
 
 
-@dataclass(frozen=True, slots=True)
-class Batching:
+class Batching(NamedTuple):
     """How much work one message carries, and when a busy worker gets its next batch early.
 
     - `target_s`: estimated work per batch; tasks join a batch while the sum
@@ -113,8 +111,7 @@ class Batching:
     prefetch_s: float = 0.02
 
 
-@dataclass(frozen=True, slots=True)
-class Backoff:
+class Backoff(NamedTuple):
     """Randomized exponential delay before retry k (k = failures so far, from 1)."""
 
     base_s: float = 0.1
@@ -125,8 +122,7 @@ class Backoff:
         return min(self.cap_s, self.base_s * 2 ** (failures - 1) * rng.uniform(0.5, 1.5))
 
 
-@dataclass(frozen=True, slots=True)
-class Affinity:
+class Affinity(NamedTuple):
     """Where a task would rather run: on one of `nodes` or on `worker`; not on `avoid`."""
 
     nodes: frozenset[str] = frozenset()

@@ -20,7 +20,6 @@ does without the events' classes). `Transport` is the small interface the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Iterable, Protocol, Union
 
 from engine.task.contract import Task
@@ -35,12 +34,15 @@ STOP_MESSAGE: tuple[str] = (STOP,)
 Result = tuple[Any, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class WorkerGone:
-    """A transport's notice that a worker died or its connection broke."""
+    """A transport's notice that a worker died or its connection broke (a class of its own, not
+    a tuple: the messages it travels with are tuples)."""
 
-    worker: int
-    reason: str
+    __slots__ = ("worker", "reason")
+
+    def __init__(self, worker: int, reason: str) -> None:
+        self.worker = worker
+        self.reason = reason
 
 
 Incoming = Union[tuple, WorkerGone]

@@ -8,15 +8,21 @@ of the picklable specs below (`AppSpec`, `PythonSpec`, `BuiltinCall`, with a
 `Completion` reports the outcome; a failure inside a task is a `LeafError`.
 An app task also reports `AppPhases` (its staging and run times, bytes moved),
 which the run log writes into the task's `end` record.
+
+No class here is a dataclass: every process of a run imports this module (a worker rank
+that runs apps imports little else), and a dataclass's methods are compiled one by one
+when its class is made (about a millisecond a class), after `dataclasses` itself and the
+`inspect` it brings are imported. The payloads are named tuples: each is built by the engine,
+pickled and unpickled on a worker once per task, and a named tuple of an `AppSpec`'s fields
+does the three in about half a frozen dataclass's time. The classes the scheduler fills
+in (`Task`, `Completion`, `AppPhases`) are plain slotted classes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 
-@dataclass(slots=True)
 class Task:
     """One unit of leaf work.
 
@@ -30,17 +36,20 @@ class Task:
     - `attempt`: which try this is (set by the scheduler at each dispatch; 1 first).
     """
 
-    id: int
-    kind: str
-    payload: Any
-    priority: int = 0
-    inputs: tuple[str, ...] = ()
-    label: str = ""
-    retries: int = 0
-    attempt: int = 1
+    __slots__ = ("id", "kind", "payload", "priority", "inputs", "label", "retries", "attempt")
+
+    def __init__(self, id: int, kind: str, payload: Any, priority: int = 0, inputs: tuple[str, ...] = (),
+                 label: str = "", retries: int = 0, attempt: int = 1) -> None:
+        self.id = id
+        self.kind = kind
+        self.payload = payload
+        self.priority = priority
+        self.inputs = inputs
+        self.label = label
+        self.retries = retries
+        self.attempt = attempt
 
 
-@dataclass(slots=True)
 class Completion:
     """The final outcome of a task (after any retries).
 
@@ -51,16 +60,21 @@ class Completion:
     counts every try.
     """
 
-    task_id: int
-    ok: bool
-    value: Any = None
-    error: str = ""
-    worker: int = -1
-    node: str = ""
-    start: float = 0.0
-    end: float = 0.0
-    attempts: int = 1
-    extra: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("task_id", "ok", "value", "error", "worker", "node", "start", "end", "attempts", "extra")
+
+    def __init__(self, task_id: int, ok: bool, value: Any = None, error: str = "", worker: int = -1,
+                 node: str = "", start: float = 0.0, end: float = 0.0, attempts: int = 1,
+                 extra: dict[str, Any] | None = None) -> None:
+        self.task_id = task_id
+        self.ok = ok
+        self.value = value
+        self.error = error
+        self.worker = worker
+        self.node = node
+        self.start = start
+        self.end = end
+        self.attempts = attempts
+        self.extra = {} if extra is None else extra
 
 
 class LeafError(Exception):
@@ -78,7 +92,6 @@ class LeafError(Exception):
         self.phases: dict[str, Any] | None = None
 
 
-@dataclass(slots=True)
 class AppPhases:
     """Where one app attempt's time went on its worker, and how many bytes it moved.
 
@@ -90,12 +103,16 @@ class AppPhases:
     script gives it), to its content digest (`hostkit.digests`), taken on this worker.
     """
 
-    stage_in_s: float = 0.0
-    run_s: float = 0.0
-    stage_out_s: float = 0.0
-    bytes_in: int = 0
-    bytes_out: int = 0
-    digests: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("stage_in_s", "run_s", "stage_out_s", "bytes_in", "bytes_out", "digests")
+
+    def __init__(self, stage_in_s: float = 0.0, run_s: float = 0.0, stage_out_s: float = 0.0, bytes_in: int = 0,
+                 bytes_out: int = 0, digests: dict[str, str] | None = None) -> None:
+        self.stage_in_s = stage_in_s
+        self.run_s = run_s
+        self.stage_out_s = stage_out_s
+        self.bytes_in = bytes_in
+        self.bytes_out = bytes_out
+        self.digests = {} if digests is None else digests
 
     def record(self) -> dict[str, Any]:
         """The fields as the run log's `end` record carries them (digests only when there are some)."""
@@ -107,8 +124,7 @@ class AppPhases:
         return record
 
 
-@dataclass(frozen=True)
-class StagingPlan:
+class StagingPlan(NamedTuple):
     """What to move for one app task: logical paths in the store.
 
     `argv_files` are the indexes of command-line words that name store files;
@@ -126,8 +142,7 @@ class StagingPlan:
     digests: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
-class AppSpec:
+class AppSpec(NamedTuple):
     """One app command line.
 
     - `argv`: program then arguments, already in text form (no shell).
@@ -169,8 +184,7 @@ class AppSpec:
     store_paths: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class PythonSpec:
+class PythonSpec(NamedTuple):
     """A `python` / `python_persist` call: statements, then a `str` expression."""
 
     code: str
@@ -179,11 +193,9 @@ class PythonSpec:
     exceptions_are_errors: bool = True
 
 
-@dataclass
-class BuiltinCall:
-    """A library builtin with `where="worker"`, with what sys functions need. Built and pickled
-    once per call of `python()` and the like: a plain dataclass, as a frozen one costs 2.5 times
-    as much to build and a slotted one pickles through Python code (0.77 us against 1.08 and 0.99)."""
+class BuiltinCall(NamedTuple):
+    """A library builtin with `where="worker"`, with what sys functions need (built and pickled
+    once per call of `python()` and the like)."""
 
     name: str
     args: tuple[Any, ...]

@@ -17,7 +17,6 @@ not retried, before anything is pushed.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import time
@@ -60,8 +59,7 @@ def run_staged(spec: AppSpec, plan: StagingPlan, adapter: Any, run: Callable[[Ap
         for i in plan.argv_files:
             argv[i] = where.get(argv[i], argv[i])
         redirects = {name: where[logical] for name, logical in plan.redirects}
-        local_spec = dataclasses.replace(spec, argv=tuple(argv), outputs=tuple(outputs.values()),
-                                         staging=None, **redirects)
+        local_spec = spec._replace(argv=tuple(argv), outputs=tuple(outputs.values()), staging=None, **redirects)
         started = time.perf_counter()
         phases.stage_in_s = started - began
         try:

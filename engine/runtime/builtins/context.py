@@ -10,7 +10,6 @@ import os
 import random
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from engine.runtime.builtins.globbing import tcl_glob
@@ -45,19 +44,24 @@ def default_temp_dir(environ: Mapping[str, str]) -> str:
     return environ.get("SWIFT_TMP") or environ.get("TMP") or "/tmp"
 
 
-@dataclass
 class SimpleContext:
-    """A self-contained `BuiltinContext`: stdout goes to `stdout` (default `sys.stdout`)."""
+    """A self-contained `BuiltinContext`: stdout goes to `stdout` (default `sys.stdout`). (Not a
+    dataclass: a worker that runs builtins imports this module, and `dataclasses` with the
+    `inspect` it brings would cost it about 10 ms.)"""
 
-    script_args: list[str] = field(default_factory=list)
-    script_path: str = ""
-    rng: random.Random = field(default_factory=random.Random)
-    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
-    temp_dir: str | None = None
-    stdout: TextIO | None = None
-    worker_count: int = 1
-    python_namespace: dict[str, Any] = field(default_factory=new_namespace)
-    publisher: Publisher = field(default_factory=Publisher)
+    def __init__(self, script_args: list[str] | None = None, script_path: str = "",
+                 rng: random.Random | None = None, environ: Mapping[str, str] | None = None,
+                 temp_dir: str | None = None, stdout: TextIO | None = None, worker_count: int = 1,
+                 python_namespace: dict[str, Any] | None = None, publisher: Publisher | None = None) -> None:
+        self.script_args = [] if script_args is None else script_args
+        self.script_path = script_path
+        self.rng = random.Random() if rng is None else rng
+        self.environ = os.environ if environ is None else environ
+        self.temp_dir = temp_dir
+        self.stdout = stdout
+        self.worker_count = worker_count
+        self.python_namespace = new_namespace() if python_namespace is None else python_namespace
+        self.publisher = Publisher() if publisher is None else publisher
 
     def write_stdout(self, text: str) -> None:
         """Write `text` in one call and flush, so that lines from workers stay whole."""

@@ -8,15 +8,13 @@ into the `BUILTINS` registry the type checker and the runtime read.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 Impl = Callable[..., Any]
 F = TypeVar("F", bound=Impl)
 
 
-@dataclass(frozen=True)
-class Builtin:
+class Builtin(NamedTuple):
     """One callable library name.
 
     - `overloads`: signatures in `engine.lang.types.parse_signature` notation,

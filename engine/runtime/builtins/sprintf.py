@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.errors import SwiftRuntimeError
 from engine.runtime.builtins.textform import text_form
@@ -24,8 +23,7 @@ _FLOAT_CONVS = "feEgG"
 _UNSIGNED_MASK = (1 << 64) - 1
 
 
-@dataclass
-class _Spec:
+class _Spec(NamedTuple):
     """One parsed `%...` field."""
 
     flags: str

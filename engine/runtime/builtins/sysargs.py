@@ -14,8 +14,8 @@ import subprocess
 import time
 from collections.abc import Sequence
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
+from typing import NamedTuple
 
 from engine.errors import SwiftRuntimeError
 from engine.runtime.builtins.context import BuiltinContext
@@ -26,8 +26,7 @@ SYS = Table("sys")
 TABLES = (SYS,)
 
 
-@dataclass(frozen=True)
-class ScriptArgs:
+class ScriptArgs(NamedTuple):
     """Script arguments split into flags (key -> value) and positionals."""
 
     flags: dict[str, str]
