@@ -60,3 +60,17 @@ def test_a_program_of_apps_alone_sends_nothing_of_the_library(tmp_path: Path) ->
     assert not any(name.startswith("engine.runtime") for name in apps_only)
     with_library = load_in_a_new_process(task_runner(compiled(tmp_path, CALLS_LIBRARY).library_calls))
     assert "engine.runtime.builtins" in with_library
+
+
+def test_a_worker_rank_of_apps_imports_no_dataclasses(tmp_path: Path) -> None:
+    """`dataclasses` (with the `inspect` it brings) and a dataclass's compiled methods cost a
+    worker's start about 15 ms: nothing a worker rank loads to run apps is one."""
+    probe = ("import pickle, sys\nfrom engine.scheduler.launch import worker_main\n"
+             "import engine.scheduler.mpi, engine.scheduler.worker, engine.task.run\n"
+             "pickle.loads(sys.stdin.buffer.read())\n"
+             "print(' '.join(name for name in ('dataclasses', 'inspect') if name in sys.modules))\n")
+    runner = task_runner(compiled(tmp_path, APPS_ONLY).library_calls)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", probe], input=pickle.dumps(runner), env=env,
+                         capture_output=True, check=True).stdout.decode()
+    assert out.split() == []
