@@ -18,7 +18,6 @@ first. Anything unexpected (an unreadable or stale entry, a full disk) means com
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import stat
@@ -73,7 +72,7 @@ def entry_for(path: str, include: Sequence[str]) -> str | None:
         key = "\0".join([compiler_fingerprint(), path, os.getcwd(), *include])
     except OSError:
         return None
-    return os.path.join(directory(), hashlib.blake2b(key.encode(), digest_size=20).hexdigest())
+    return os.path.join(directory(), bytes_digest(key.encode()).partition(":")[2][:40])
 
 
 def load(entry: str) -> Program | None:

@@ -74,6 +74,16 @@ def bytes_digest(data: bytes) -> str:
     return digester.digest()
 
 
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 of `data` in hex: for names that must stay what earlier runs recorded (restart
+    keys, the store homes of inputs given by absolute path)."""
+    # Deferred: hashlib loads OpenSSL's library at import, about 3 ms of every run's start,
+    # which only runs of apps (and of such inputs) need.
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
 def mismatch_message(name: str, where: str, recorded: str, found: str) -> str:
     """What a reader is told when a file is not what its writer digested."""
     return (f"'{name}' in {where} is not what its producer wrote: its digest was recorded as {recorded}"

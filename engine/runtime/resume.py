@@ -13,7 +13,6 @@ task hands on to the tasks that read its outputs (`engine.runtime.integrity`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shlex
 import sys
@@ -21,6 +20,7 @@ from typing import Any, Optional
 
 from engine.observe.restart import RestartLog
 from engine.task.contract import AppSpec
+from hostkit.digests import sha256_hex
 
 
 class TaskCache:
@@ -39,7 +39,7 @@ class TaskCache:
         redirects = spec.staging.redirects if spec.staging is not None else ()
         text = json.dumps([label, spec.argv, spec.stdin, spec.stdout, spec.stderr, redirects, inputs,
                            [self.files.signature(path) for path in inputs]], separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return sha256_hex(text.encode("utf-8"))
 
     @staticmethod
     def describe(label: str, spec: AppSpec) -> str:

@@ -25,7 +25,6 @@ digest (`digests`, see `engine.runtime.integrity`).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import uuid
@@ -37,7 +36,7 @@ from engine.runtime import files
 from engine.runtime.builtins.globbing import store_glob, tcl_glob
 from engine.runtime.integrity import FileDigests
 from engine.task import scratch
-from hostkit.digests import file_digest
+from hostkit.digests import file_digest, sha256_hex
 
 T = TypeVar("T")
 
@@ -198,7 +197,7 @@ class StoreFiles:
         if os.path.isfile(path):
             if os.path.isabs(path):
                 # A local file outside the store: give it a logical home of its own.
-                digest = hashlib.sha256(path.encode()).hexdigest()[:16]
+                digest = sha256_hex(path.encode())[:16]
                 self.imported[path] = f"_swiftcloud/inputs/{digest}/{os.path.basename(path)}"
             self.publish(path, path)
             return
