@@ -40,23 +40,58 @@ SECRET_VARIABLES = frozenset({
     "SWIFTCLOUD_SSH_KEY_PASSPHRASE", "MOSASTORE_SECRET",
 })
 _MAX_TAIL_LINE = 1000  # characters kept per stderr line in error messages
-# Where programs named without a slash were found, by (name, PATH). A worker looks a program up
-# once, as a shell's hash table does, not at every start: Popen builds every candidate path in
-# Python and its child tries `execve` on each in turn, about 50 us of a worker's CPU an app here
-# (13 directories in PATH). A program gone from where it was found is looked for again.
-_FOUND: dict[tuple[str, str], str] = {}
+
+
+class ProgramPaths:
+    """Where programs named without a slash were found, by (name, PATH). A worker looks a program
+    up once, as a shell's hash table does, not at every start: Popen builds every candidate path
+    in Python and its child tries `execve` on each in turn, about 50 us of a worker's CPU an app
+    here (13 directories in PATH). A program gone from where it was found is looked for again."""
+
+    def __init__(self) -> None:
+        self._found: dict[tuple[str, str], str] = {}
+
+    def start(self, argv: list[str], environment: dict[str, str] | None, **options: Any) -> subprocess.Popen[bytes]:
+        """Start `argv` in `environment` (None: ours), from where its program was found before."""
+        program = self._program(argv[0], environment)
+        try:
+            return subprocess.Popen(argv, executable=program, env=environment, **options)
+        except OSError:
+            if program is None:
+                raise
+            self._found.clear()  # moved or removed since: search PATH again
+            return subprocess.Popen(argv, env=environment, **options)
+
+    def _program(self, name: str, environment: Mapping[str, str] | None) -> str | None:
+        """The file that `name` runs, found in PATH once (None: the child searches PATH itself,
+        for a name with a slash, a PATH with a directory relative to the app's, or a name not
+        found)."""
+        if "/" in name:
+            return None
+        search = (environment if environment is not None else os.environ).get("PATH", os.defpath)
+        found = self._found.get((name, search))
+        if found is None:
+            if not all(os.path.isabs(directory) for directory in search.split(os.pathsep)):
+                return None
+            found = shutil.which(name, path=search)
+            if found is None:
+                return None
+            self._found[name, search] = found
+        return found
 
 
 class AppProcesses:
-    """The apps one worker process runs, so that they can all be killed when it is terminated."""
+    """The apps one worker process runs, so that they can all be killed when it is terminated,
+    and where it found their programs."""
 
     def __init__(self) -> None:
         self._running: set[subprocess.Popen[bytes]] = set()
+        self._programs = ProgramPaths()
         self._handler_decided = False
 
     def run(self, spec: AppSpec, publisher: Publisher) -> dict[str, str]:
         """Run the app; on exit 0 return its outputs' digests (`run_app`), else raise LeafError."""
-        return run_app(spec, publisher, self._running)
+        return run_app(spec, publisher, self._running, self._programs)
 
     def terminate_running(self) -> None:
         """Kill the process group of every app running now (without reaping: this runs
@@ -86,8 +121,10 @@ class AppProcesses:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[bytes]]) -> dict[str, str]:
-    """Run the app, its child process kept in `running` meanwhile. On exit 0 publish its
+def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[bytes]],
+            programs: ProgramPaths) -> dict[str, str]:
+    """Run the app, its child process kept in `running` meanwhile, its program started from
+    where `programs` found it. On exit 0 publish its
     outputs and return the digest of each one it wrote, by the run's name for it (the logical
     path on a mounted store, else the path as the spec gives it); else raise LeafError
     describing the failure."""
@@ -110,7 +147,7 @@ def run_app(spec: AppSpec, publisher: Publisher, running: set[subprocess.Popen[b
                     written[output] = name_beside(_resolve(spec, output))
             argv = tuple(written.get(word, word) for word in spec.argv)
             try:
-                returncode, tail = _execute(spec, argv, streams, running)
+                returncode, tail = _execute(spec, argv, streams, running, programs)
             finally:
                 # Closed once the app has ended: a mount publishes a file at each close, and
                 # one closed while the app still wrote it would be published empty first.
@@ -160,7 +197,7 @@ def _digests(spec: AppSpec, temps: dict[str, str]) -> dict[str, str]:
 
 
 def _execute(spec: AppSpec, argv: tuple[str, ...], streams: dict[str, IO[bytes]],
-             running: set[subprocess.Popen[bytes]]) -> tuple[int, list[str]]:
+             running: set[subprocess.Popen[bytes]], programs: ProgramPaths) -> tuple[int, list[str]]:
     """Start the child, its output redirected to `streams`, pump its stderr if not redirected,
     wait; (exit status, stderr tail)."""
     pipe: int | None = None  # the read end of the child's stderr, when not redirected
@@ -175,8 +212,8 @@ def _execute(spec: AppSpec, argv: tuple[str, ...], streams: dict[str, IO[bytes]]
             opened.callback(os.close, stderr)  # the child has its own copy once started
         sys.stdout.flush()  # our buffered output must come before the child's
         try:
-            child = _start(list(argv), _app_environment(spec), stdin=stdin, stdout=stdout, stderr=stderr,
-                           cwd=spec.cwd, start_new_session=True)
+            child = programs.start(list(argv), _app_environment(spec), stdin=stdin, stdout=stdout,
+                                   stderr=stderr, cwd=spec.cwd, start_new_session=True)
         except BaseException:
             if pipe is not None:
                 os.close(pipe)
@@ -209,35 +246,6 @@ def _execute(spec: AppSpec, argv: tuple[str, ...], streams: dict[str, IO[bytes]]
         if timer is not None:
             timer.cancel()
         running.discard(child)
-
-
-def _start(argv: list[str], environment: dict[str, str] | None, **options: Any) -> subprocess.Popen[bytes]:
-    """Start `argv` in `environment` (None: ours), from where its program was found before."""
-    program = _program(argv[0], environment)
-    try:
-        return subprocess.Popen(argv, executable=program, env=environment, **options)
-    except OSError:
-        if program is None:
-            raise
-        _FOUND.clear()  # moved or removed since: search PATH again
-        return subprocess.Popen(argv, env=environment, **options)
-
-
-def _program(name: str, environment: Mapping[str, str] | None) -> str | None:
-    """The file that `name` runs, found in PATH once (None: the child searches PATH itself, for a
-    name with a slash, a PATH with a directory relative to the app's, or a name not found)."""
-    if "/" in name:
-        return None
-    search = (environment if environment is not None else os.environ).get("PATH", os.defpath)
-    found = _FOUND.get((name, search))
-    if found is None:
-        if not all(os.path.isabs(directory) for directory in search.split(os.pathsep)):
-            return None
-        found = shutil.which(name, path=search)
-        if found is None:
-            return None
-        _FOUND[name, search] = found
-    return found
 
 
 def _app_environment(spec: AppSpec) -> dict[str, str] | None:

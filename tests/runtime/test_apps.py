@@ -301,7 +301,7 @@ def _program(directory: Path, says: str) -> None:
 
 
 def test_a_program_moved_after_it_was_found_is_looked_for_again(tmp_path: Path) -> None:
-    """A worker finds a program in PATH once (`apps._FOUND`); gone from there, it is searched again."""
+    """A worker finds a program in PATH once (`apps.ProgramPaths`); gone from there, it is searched again."""
     first, second = tmp_path / "first", tmp_path / "second"
     env = (("PATH", f"{first}:{second}:/usr/bin:/bin"),)
     _program(first, "first")

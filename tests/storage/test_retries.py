@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.task.apps import run_app
+from engine.task.apps import AppProcesses
 from engine.task.atomic import Publisher
 from engine.task.contract import AppPhases, AppSpec, LeafError, StagingPlan
 from engine.task.run import TaskRunner
@@ -142,7 +142,7 @@ def test_an_upload_failing_with_an_os_error_fails_the_task_as_staging_not_intern
                    staging=StagingPlan(storage="flaky", config_path=None, inputs=(), outputs=("out.txt",),
                                        argv_files=(2,)))
     with pytest.raises(LeafError) as caught:
-        run_staged(spec, spec.staging, store, lambda local: run_app(local, Publisher(), set()), AppPhases())
+        run_staged(spec, spec.staging, store, lambda local: AppProcesses().run(local, Publisher()), AppPhases())
     assert caught.value.retriable and caught.value.message.startswith(
         "staging out failed: [Errno 5] 'out.txt' could not be written, in storage 'flaky' (local): OperationFailed")
     assert not (tmp_path / "store" / "out.txt").exists()
