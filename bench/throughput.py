@@ -55,6 +55,7 @@ import throughput_refs as refs  # noqa: E402
 from cluster import lifecycle  # noqa: E402
 from cluster.regions import Region  # noqa: E402
 from hostkit.bytecode import byte_compile  # noqa: E402
+from hostkit.interrupt import terminate_as_interrupt  # noqa: E402
 
 CLUSTER_ROWS = ("hello_cluster", "sleep32")
 
@@ -175,7 +176,10 @@ def main() -> None:
     options = parser.parse_args()
     byte_compile(str(ours.ROOT))  # our runs, not the compiling of edited modules, are timed
     workers = options.processes - 1
-    with (tempfile.TemporaryDirectory(prefix="swiftcloud-bench-") as scratch,
+    # A polite kill unwinds like Ctrl-C: the cluster rows' cluster comes down and the scratch
+    # directories (the pipeline's in /dev/shm) go.
+    with (terminate_as_interrupt(),
+          tempfile.TemporaryDirectory(prefix="swiftcloud-bench-") as scratch,
           tempfile.TemporaryDirectory(prefix="swiftcloud-bench-pipeline-", dir=options.pipeline_dir) as files):
         workdir, pipeline_dir = Path(scratch), Path(files)
         refs.make_template(pipeline_dir)
