@@ -293,21 +293,21 @@ def test_internal_errors_never_escape() -> None:
         run_leaf("echo hi")  # type: ignore[arg-type]
 
 
-def _program(directory: Path, says: str) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    script = directory / "prog"
-    script.write_text(f"#!/bin/sh\necho {says}\n")
-    script.chmod(0o755)
+def _script(path: Path, says: str) -> None:
+    """An executable at `path` that prints `says`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho {says}\n")
+    path.chmod(0o755)
 
 
 def test_a_program_moved_after_it_was_found_is_looked_for_again(tmp_path: Path) -> None:
     """A worker finds a program in PATH once (`apps.ProgramPaths`); gone from there, it is searched again."""
     first, second = tmp_path / "first", tmp_path / "second"
     env = (("PATH", f"{first}:{second}:/usr/bin:/bin"),)
-    _program(first, "first")
+    _script(first / "prog", "first")
     run_leaf(AppSpec(argv=("prog",), env=env, stdout=str(tmp_path / "1.txt")))
     (first / "prog").unlink()
-    _program(second, "second")
+    _script(second / "prog", "second")
     run_leaf(AppSpec(argv=("prog",), env=env, stdout=str(tmp_path / "2.txt")))
     assert [(tmp_path / name).read_text() for name in ("1.txt", "2.txt")] == ["first\n", "second\n"]
 
@@ -315,10 +315,7 @@ def test_a_program_moved_after_it_was_found_is_looked_for_again(tmp_path: Path) 
 def test_a_relative_directory_in_path_is_searched_from_the_apps_directory(tmp_path: Path) -> None:
     """`tools` comes first in PATH, relative to the app's directory: its `echo` wins over the
     system's, though the worker's own directory has none (a worker does not look such a PATH up)."""
-    script = tmp_path / "tools" / "echo"
-    script.parent.mkdir()
-    script.write_text("#!/bin/sh\necho mine\n")
-    script.chmod(0o755)
+    _script(tmp_path / "tools" / "echo", "mine")
     env = (("PATH", "tools:/usr/bin:/bin"),)
     run_leaf(AppSpec(argv=("echo", "system"), env=env, cwd=str(tmp_path), stdout="said.txt"))
     assert (tmp_path / "said.txt").read_text() == "mine\n"

@@ -44,14 +44,18 @@ def test_workers_get_only_the_worker_builtins_called(tmp_path: Path) -> None:
     assert set(pickle.loads(pickle.dumps(runner)).__getstate__()["builtins"]) == {"python"}
 
 
+def in_a_new_process(probe: str, runner: object) -> list[str]:
+    """The words `probe` prints, run in a new process with `runner` pickled on its stdin."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", probe], input=pickle.dumps(runner), env=env,
+                          capture_output=True, check=True).stdout.decode().split()
+
+
 def load_in_a_new_process(runner: object) -> set[str]:
     """The modules of ours a new process imports to unpickle `runner`, as a worker rank does."""
     probe = ("import pickle, sys\nbefore = set(sys.modules)\npickle.loads(sys.stdin.buffer.read())\n"
              "print(' '.join(sorted(set(sys.modules) - before)))\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", probe], input=pickle.dumps(runner), env=env,
-                         capture_output=True, check=True).stdout.decode()
-    return {name for name in out.split() if name.startswith("engine.")}
+    return {name for name in in_a_new_process(probe, runner) if name.startswith("engine.")}
 
 
 def test_a_program_of_apps_alone_sends_nothing_of_the_library(tmp_path: Path) -> None:
@@ -69,8 +73,4 @@ def test_a_worker_rank_of_apps_imports_no_dataclasses(tmp_path: Path) -> None:
              "import engine.scheduler.mpi, engine.scheduler.worker, engine.task.run\n"
              "pickle.loads(sys.stdin.buffer.read())\n"
              "print(' '.join(name for name in ('dataclasses', 'inspect') if name in sys.modules))\n")
-    runner = task_runner(compiled(tmp_path, APPS_ONLY).library_calls)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", probe], input=pickle.dumps(runner), env=env,
-                         capture_output=True, check=True).stdout.decode()
-    assert out.split() == []
+    assert in_a_new_process(probe, task_runner(compiled(tmp_path, APPS_ONLY).library_calls)) == []
