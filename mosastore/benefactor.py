@@ -4,9 +4,11 @@ One per node. Chunks are files named by their key under `--dir` (a tmpfs
 such as /dev/shm keeps them in RAM), mode 600 in mode-700 directories; a
 chunk is written to a temporary name and renamed, so a reader never sees a
 partial chunk. Each file holds the chunk's bytes and then their BLAKE3 digest (the
-digest the writer's message carried, checked on arrival), so reads stream
-with `sendfile` under that stored digest and the client checks the bytes. Keys are checked against a strict pattern, so a
-request can never name a file outside the chunk directory. A thread
+digest the writer's message carried, checked on arrival, or for a chunk a client of this host
+passed as a range of its own file over the benefactor's local socket, the digest of the bytes
+the kernel copied), so reads stream with `sendfile` under that stored digest and the client
+checks the bytes. Keys are checked against a strict pattern, so a request can never name a
+file outside the chunk directory. A thread
 heart-beats to the manager every second with the node name, the address
 clients should use, and the free space.
 
@@ -20,15 +22,21 @@ import argparse
 import contextlib
 import errno
 import logging
+import mmap
 import os
 import re
 import shutil
+import stat
 import threading
 import uuid
+from collections.abc import Callable
 
+from blake3 import blake3
+
+from hostkit.file_copy import copy_range
 from mosastore.auth import check_secret, read_secret_file
 from mosastore.metadata import check_name
-from mosastore.protocol import Channel, Header, ok, payload_digest
+from mosastore.protocol import MAX_PAYLOAD, Channel, Header, ok, payload_digest, recv_descriptor
 from mosastore.rpc import Pool
 from mosastore.server import Reply, Server
 
@@ -62,13 +70,41 @@ class ChunkStore:
 
     def put(self, key: str, data: bytearray, digest: str) -> None:
         """Store a chunk with its (already checked) hex digest."""
+        def fill(chunk: int) -> None:
+            with open(chunk, "wb", closefd=False) as handle:
+                handle.write(data)
+                handle.write(bytes.fromhex(digest))
+        self._write(key, fill)
+
+    def put_from(self, key: str, source: int, offset: int, length: int) -> None:
+        """Store as a chunk up to `length` bytes of the local file open as `source`, from
+        `offset` (fewer where it ends sooner, as a read would), copied by the kernel; its digest
+        is taken of the bytes stored (the writer may still be changing its file: what is kept is
+        what was copied, and its digest matches it)."""
+        if not stat.S_ISREG(os.fstat(source).st_mode):
+            raise OSError(errno.EINVAL, "a chunk is copied from a regular file only")
+        if not 0 <= length <= MAX_PAYLOAD or offset < 0:
+            raise OSError(errno.EINVAL, f"bad range of {length} bytes at {offset}")
+        def fill(chunk: int) -> None:
+            copied = copy_range(source, offset, chunk, length)  # fewer if the file was cut short
+            digest = blake3(max_threads=1)
+            if copied:
+                with mmap.mmap(chunk, copied, prot=mmap.PROT_READ) as stored:
+                    digest.update(stored)
+            os.pwrite(chunk, digest.digest(), copied)
+        self._write(key, fill)
+
+    def _write(self, key: str, fill: Callable[[int], None]) -> None:
+        """A chunk's file, filled by `fill(descriptor)` under a temporary name and renamed."""
         final = self.path(key)
         os.makedirs(os.path.dirname(final), exist_ok=True)
         temporary = f"{final}.tmp-{uuid.uuid4().hex[:8]}"
         try:
-            with open(temporary, "wb") as handle:
-                handle.write(data)
-                handle.write(bytes.fromhex(digest))
+            chunk = os.open(temporary, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            try:
+                fill(chunk)
+            finally:
+                os.close(chunk)
             os.replace(temporary, final)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
@@ -110,6 +146,16 @@ class Benefactor:
         self.store.put(request["key"], payload, request["d"] if payload else payload_digest(b""))
         return ok(), b""
 
+    def op_put_from(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
+        """Store a chunk copied from the file a client of this host passed after the request
+        (over the local socket only)."""
+        source = recv_descriptor(channel.sock)
+        try:
+            self.store.put_from(request["key"], source, _count(request, "offset"), _count(request, "length"))
+        finally:
+            os.close(source)
+        return ok(), b""
+
     def op_get(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         """Stream a whole chunk under its stored digest."""
         path = self.store.path(request["key"])
@@ -136,13 +182,22 @@ class Benefactor:
         return ok(capacity=capacity, free=free), b""
 
 
-def heartbeat_forever(manager: Pool, node: str, address: str, store: ChunkStore, stop: threading.Event) -> None:
-    """Tell the manager we are alive (and how much room we have) every second."""
+def _count(request: Header, field: str) -> int:
+    value = request[field]
+    if not isinstance(value, int) or value < 0:
+        raise ValueError(f"{field} must be a count of bytes")
+    return value
+
+
+def heartbeat_forever(manager: Pool, node: str, address: str, local: str, store: ChunkStore,
+                      stop: threading.Event) -> None:
+    """Tell the manager we are alive (and how much room we have, and the name of our local
+    socket) every second."""
     registered = False
     while True:
         capacity, free = store.space()
         try:
-            manager.call("heartbeat", node=node, address=address, capacity=capacity, free=free)
+            manager.call("heartbeat", node=node, address=address, local=local, capacity=capacity, free=free)
             if not registered:
                 log.info("registered with the manager at %s as %s (%s)", manager.address, node, address)
                 registered = True
@@ -172,11 +227,14 @@ def main(argv: list[str] | None = None) -> int:
     node = check_name(args.node)
     store = ChunkStore(args.dir, args.capacity_mb * 1024 * 1024 if args.capacity_mb else None)
     host, _, port = args.listen.rpartition(":")
-    server = Server(Benefactor(node, store), "benefactor", secret, host, int(port))
+    # Clients of this host and network pass their files here instead of sending the bytes.
+    local = f"mosastore-benefactor-{node}-{uuid.uuid4().hex}"
+    server = Server(Benefactor(node, store), "benefactor", secret, host, int(port), local=local)
     address = args.advertise or f"{server.host}:{server.port}"
     stop = threading.Event()
     manager = Pool(args.manager, secret, retry_for=0.5)
-    threading.Thread(target=heartbeat_forever, args=(manager, node, address, store, stop), daemon=True).start()
+    threading.Thread(target=heartbeat_forever, args=(manager, node, address, local, store, stop),
+                     daemon=True).start()
     log.info("benefactor %s serving %s on %s", node, store.directory, address)
     try:
         run_until_signal(server.serve_forever)

@@ -75,6 +75,7 @@ class Manager:
         # node -> (last heartbeat on the monotonic clock, free bytes, capacity bytes)
         self._seen: dict[str, tuple[float, int, int]] = {}
         self._addresses = metadata.known_benefactors()
+        self._locals: dict[str, str] = {}  # node -> its local socket's name (as heard, not saved)
         self._lock = threading.Lock()
         self._pools = PoolSet(secret, retry_for=2.0)
         self._stopping = threading.Event()
@@ -101,6 +102,7 @@ class Manager:
             known = self._addresses.get(node)
             self._seen[node] = (time.monotonic(), _int(request, "free"), _int(request, "capacity"))
             self._addresses[node] = address
+            self._locals[node] = str(request.get("local", ""))
         if known != address:
             self.metadata.save_benefactor(node, address)
             log.info("benefactor %s registered at %s", node, address)
@@ -109,7 +111,8 @@ class Manager:
     def op_benefactors(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         live = self.live()
         with self._lock:
-            nodes = {node: {"address": address, "alive": node in live, "free": live.get(node, 0)}
+            nodes = {node: {"address": address, "local": self._locals.get(node, ""), "alive": node in live,
+                            "free": live.get(node, 0)}
                      for node, address in self._addresses.items()}
         return ok(nodes=nodes), b""
 

@@ -24,6 +24,7 @@ import errno
 import hashlib
 import hmac
 import json
+import os
 import socket
 import struct
 from typing import Any
@@ -185,6 +186,30 @@ class Channel:
 
     def _tag(self, direction: bytes, sequence: int, encoded: bytes) -> bytes:
         return hmac.new(self._key, direction + SEQUENCE.pack(sequence) + encoded, hashlib.sha256).digest()
+
+
+def local_socket(name: str) -> str:
+    """The address of a server's local socket: `@` and its abstract name. An abstract Unix
+    socket lives in its network namespace, so only a client of the same host and network
+    (an emulated node's own processes, not another node's) reaches it."""
+    return "@" + name
+
+
+def send_descriptor(sock: socket.socket, descriptor: int) -> None:
+    """Pass an open file to the peer of a local socket (after the request that names its use)."""
+    socket.send_fds(sock, [b"\0"], [descriptor])
+
+
+def recv_descriptor(sock: socket.socket) -> int:
+    """The open file the peer passed after its request; the caller closes it."""
+    if sock.family != socket.AF_UNIX:
+        raise OSError(errno.EINVAL, "files are passed over a local socket only")
+    message, descriptors, _, _ = socket.recv_fds(sock, 1, 1)
+    if len(message) != 1 or len(descriptors) != 1:
+        for descriptor in descriptors:
+            os.close(descriptor)
+        raise ProtocolError("a request that passes a file came without it")
+    return descriptors[0]
 
 
 def ok(**fields: Any) -> Header:

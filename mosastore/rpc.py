@@ -1,6 +1,8 @@
 """Blocking RPC clients for the manager and the benefactors: authenticated, pooled, retrying.
 
-`Pool(address, secret)` keeps idle authenticated connections to one server;
+`Pool(address, secret)` keeps idle authenticated connections to one server
+(`HOST:PORT`, or `@NAME`: its local socket on this host, over which a request can pass an
+open file);
 `call(op, payload, **fields)` borrows one, sends the request and returns the
 success reply and its payload, or raises `RemoteError` (an `OSError` with the
 server's errno). A broken connection is dropped and the call is tried again
@@ -21,7 +23,7 @@ import time
 from typing import Any
 
 from mosastore.auth import AuthenticationError, client_handshake
-from mosastore.protocol import Channel, CorruptPayload, Header, ProtocolError, raise_for
+from mosastore.protocol import Channel, CorruptPayload, Header, ProtocolError, raise_for, send_descriptor
 
 CALL_TIMEOUT = 120.0
 CONNECT_TIMEOUT = 5.0
@@ -37,6 +39,22 @@ def parse_address(address: str) -> tuple[str, int]:
     if not separator or not host or not port.isdigit():
         raise ValueError(f"bad address {address!r}: expected HOST:PORT")
     return host.strip("[]"), int(port)
+
+
+def _connect(address: str) -> socket.socket:
+    """A connection to `HOST:PORT`, or to the local socket `@NAME` (`protocol.local_socket`)."""
+    if address.startswith("@"):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(CONNECT_TIMEOUT)
+            sock.connect("\0" + address[1:])
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+    sock = socket.create_connection(parse_address(address), timeout=CONNECT_TIMEOUT)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
 
 
 class Retry:
@@ -73,10 +91,8 @@ class Connection:
     """One authenticated connection; not thread-safe (a pool hands it to one thread at a time)."""
 
     def __init__(self, address: str, secret: bytes, timeout: float = CALL_TIMEOUT) -> None:
-        host, port = parse_address(address)
-        sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+        sock = _connect(address)
         try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self.role, key = client_handshake(sock, secret)
             sock.settimeout(timeout)
         except BaseException:
@@ -84,8 +100,11 @@ class Connection:
             raise
         self.channel = Channel(sock, key, client=True)
 
-    def call(self, header: Header, payload: bytes | bytearray | memoryview = b"") -> tuple[Header, bytearray]:
+    def call(self, header: Header, payload: bytes | bytearray | memoryview = b"",
+             descriptor: int | None = None) -> tuple[Header, bytearray]:
         self.channel.send(header, payload)
+        if descriptor is not None:
+            send_descriptor(self.channel.sock, descriptor)
         message = self.channel.recv()
         if message is None:
             raise ProtocolError("the server closed the connection")
@@ -107,8 +126,10 @@ class Pool:
         self._lock = threading.Lock()
         self._closed = False
 
-    def call(self, op: str, payload: bytes | bytearray | memoryview = b"", **fields: Any) -> tuple[Header, bytearray]:
-        """Run one request; returns the success reply and its payload."""
+    def call(self, op: str, payload: bytes | bytearray | memoryview = b"", *, descriptor: int | None = None,
+             **fields: Any) -> tuple[Header, bytearray]:
+        """Run one request; returns the success reply and its payload. `descriptor`: an open
+        file passed with it (to a server's local socket)."""
         header = {"op": op, **fields}
         retry = Retry(self.address, self._retry_for)
         while True:
@@ -117,7 +138,7 @@ class Pool:
                 if connection is None:
                     connection = Connection(self.address, self._secret)
                     fresh = True
-                reply, data = connection.call(header, payload)
+                reply, data = connection.call(header, payload, descriptor)
             except Exception as error:  # noqa: BLE001 - `Retry` re-raises what is not retried
                 if connection is not None:
                     connection.close()

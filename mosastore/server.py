@@ -34,14 +34,21 @@ Handler = Callable[[Header, bytearray, Channel], Reply]
 
 
 class Server:
-    """Accepts authenticated connections and dispatches their requests to `service.op_*`."""
+    """Accepts authenticated connections and dispatches their requests to `service.op_*`; on
+    TCP, and on the abstract Unix socket `local` names if given (`protocol.local_socket`)."""
 
-    def __init__(self, service: Any, role: str, secret: bytes, host: str, port: int) -> None:
+    def __init__(self, service: Any, role: str, secret: bytes, host: str, port: int,
+                 local: str | None = None) -> None:
         self._service = service
         self._role = role
         self._secret = secret
         self._listener = socket.create_server((host, port), backlog=128, reuse_port=False)
         self.host, self.port = self._listener.getsockname()[:2]
+        self._local_listener: socket.socket | None = None
+        if local is not None:
+            self._local_listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._local_listener.bind("\0" + local)
+            self._local_listener.listen(128)
         self._connections: set[socket.socket] = set()
         self._handshaking = 0
         self._lock = threading.Lock()
@@ -49,21 +56,30 @@ class Server:
 
     def serve_forever(self) -> None:
         """Accept connections until `shutdown()`."""
+        if self._local_listener is not None:
+            threading.Thread(target=self._accept_forever, args=(self._local_listener,), daemon=True).start()
+        self._accept_forever(self._listener)
+
+    def _accept_forever(self, listener: socket.socket) -> None:
         while not self._stopping.is_set():
             try:
-                sock, peer = self._listener.accept()
+                sock, address = listener.accept()
             except OSError:
                 if self._stopping.is_set():
                     return
                 raise
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if listener is self._local_listener:
+                peer = "a local client"
+            else:
+                peer = f"{address[0]}:{address[1]}"
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:
                 full = self._handshaking >= MAX_HANDSHAKING or len(self._connections) >= MAX_CONNECTIONS
                 if not full:
                     self._connections.add(sock)
                     self._handshaking += 1
             if full:
-                log.warning("refused connection from %s:%s: too many connections", peer[0], peer[1])
+                log.warning("refused connection from %s: too many connections", peer)
                 sock.close()
                 continue
             threading.Thread(target=self._serve_connection, args=(sock, peer), daemon=True).start()
@@ -71,16 +87,18 @@ class Server:
     def shutdown(self) -> None:
         """Stop accepting and drop every open connection."""
         self._stopping.set()
-        with contextlib.suppress(OSError):
-            self._listener.shutdown(socket.SHUT_RDWR)
-        self._listener.close()
+        for listener in (self._listener, self._local_listener):
+            if listener is not None:
+                with contextlib.suppress(OSError):
+                    listener.shutdown(socket.SHUT_RDWR)
+                listener.close()
         with self._lock:
             connections = list(self._connections)
         for sock in connections:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
 
-    def _serve_connection(self, sock: socket.socket, peer: tuple[str, int]) -> None:
+    def _serve_connection(self, sock: socket.socket, peer: str) -> None:
         try:
             try:
                 key = server_handshake(sock, self._secret, self._role)
@@ -89,12 +107,12 @@ class Server:
                     self._handshaking -= 1
             self._loop(Channel(sock, key, client=False))
         except AuthenticationError as error:
-            log.warning("refused connection from %s:%s: %s", peer[0], peer[1], error)
+            log.warning("refused connection from %s: %s", peer, error)
         except (ProtocolError, ConnectionError, TimeoutError) as error:
-            log.debug("connection from %s:%s ended: %s", peer[0], peer[1], error)
+            log.debug("connection from %s ended: %s", peer, error)
         except OSError as error:
             if not self._stopping.is_set():
-                log.debug("connection from %s:%s failed: %s", peer[0], peer[1], error)
+                log.debug("connection from %s failed: %s", peer, error)
         finally:
             with self._lock:
                 self._connections.discard(sock)

@@ -31,7 +31,7 @@ from mosastore.client.cache import ChunkCache
 from mosastore.client.link import ManagerLink
 from mosastore.client.netem import LinkEmulator
 from mosastore.client.plans import Plans
-from mosastore.client.store import StoreClient
+from mosastore.client.store import SpoolRange, StoreClient
 from mosastore.placement import PLACEMENT_XATTR, Plan, chunk_nodes
 
 PARALLEL_UPLOADS = 8
@@ -223,34 +223,38 @@ class PendingFile(Edits):
         try:
             offset = index * self.chunk_size
             length = max(0, min(self.chunk_size, self.size - offset))
-            data = os.pread(self.spool, length, offset)
             key = chunk_key(self.ino, self._write_id, self._sequence)
             self._sequence += 1
             targets = chunk_nodes(plan, index)
             nodes: list[str] = []
-            async with trio.open_nursery() as copies:
-                for node in targets:
-                    copies.start_soon(self._put_copy, node, key, data, targets, nodes)
+            chunk = SpoolRange(self.spool, offset, length)
+            try:
+                async with trio.open_nursery() as copies:
+                    for node in targets:
+                        copies.start_soon(self._put_copy, node, key, chunk, targets, nodes)
+            finally:
+                chunk.close()
             nodes = list(dict.fromkeys(nodes))  # two failed copies may have found the same spare
             previous = self._uploaded.get(index)
             if previous is not None and previous[0] not in self._committed_keys:
                 self._superseded.append(previous)
             self._uploaded[index] = [key, nodes, length]
-        except OSError as error:
-            self._error = error
+        except* OSError as failures:  # a copy that found no node, out of the copies' nursery
+            self._error = _first(failures)
         finally:
             self._inflight.pop(index).set()
 
-    async def _put_copy(self, node: str, key: str, data: bytes, targets: list[str], placed: list[str]) -> None:
+    async def _put_copy(self, node: str, key: str, chunk: SpoolRange, targets: list[str],
+                        placed: list[str]) -> None:
         """Store one copy on `node`, or, if it fails, on a live node that holds no copy yet."""
         client = self._context.client
         try:
-            await trio.to_thread.run_sync(client.put, node, key, data, limiter=self._context.upload_limiter)
+            await trio.to_thread.run_sync(client.put, node, key, chunk, limiter=self._context.upload_limiter)
         except OSError as failure:
             spares = await trio.to_thread.run_sync(client.spare_nodes, set(targets) | set(placed))
             for spare in spares:
                 try:
-                    await trio.to_thread.run_sync(client.put, spare, key, data, limiter=self._context.upload_limiter)
+                    await trio.to_thread.run_sync(client.put, spare, key, chunk, limiter=self._context.upload_limiter)
                 except OSError:
                     continue
                 node = spare
@@ -258,7 +262,7 @@ class PendingFile(Edits):
             else:
                 raise failure
         placed.append(node)
-        await self._context.links.transfer(self.writer, node, len(data))
+        await self._context.links.transfer(self.writer, node, chunk.length)
 
     async def _drain(self) -> None:
         while self._inflight:
@@ -316,6 +320,15 @@ class PendingFile(Edits):
     async def _collect(self, chunks: list[list[Any]]) -> None:
         if chunks:
             await self._context.call("discard", chunks=chunks)
+
+
+def _first(failures: BaseExceptionGroup[OSError]) -> OSError:
+    """The first error of a group (of groups) of them."""
+    error: BaseException = failures
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    assert isinstance(error, OSError)
+    return error
 
 
 def _spool(directory: str, ino: int) -> int:

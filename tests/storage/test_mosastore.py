@@ -664,6 +664,25 @@ def test_killing_a_benefactor_during_replicated_reads_loses_nothing(tmp_path: Pa
         assert victim_node not in location(mount_of(record) / "after-loss.bin")
 
 
+def test_a_write_no_benefactor_can_take_fails_and_the_mount_serves_on(tmp_path: Path) -> None:
+    """The only benefactor is gone: a file's chunks find no node (nor a spare) to go to. Its
+    close reports the failure, the manager never hears of the file, and the mount goes on
+    serving (a failed copy once ended the client itself)."""
+    with running_store(str(tmp_path / "state"), benefactors=1) as record:
+        benefactor = next(p for p in service.processes(record) if p.role == "benefactor")
+        os.kill(benefactor.pid, signal.SIGKILL)
+        with pytest.raises(OSError) as failed:
+            (mount_of(record) / "lost.bin").write_bytes(os.urandom(3 * MB))
+        assert failed.value.errno == errno.EIO
+        manager = Pool(record.info["manager"], check_secret(record.secrets["secret"]), retry_for=5)
+        with pytest.raises(RemoteError) as unpublished:
+            manager.call("lookup", parent=1, name="lost.bin")
+        assert unpublished.value.errno == errno.ENOENT
+        (mount_of(record) / "empty").touch()  # an empty file needs no benefactor
+        assert "empty" in os.listdir(mount_of(record))
+        assert manager.call("lookup", parent=1, name="empty")[0]["attrs"]["size"] == 0
+
+
 def test_a_lost_benefactors_copies_are_made_again_on_the_others(tmp_path: Path) -> None:
     """Issue 30 item 2: 4 benefactors, files replicated twice. The holder of every file's first
     copy is killed; once it is lost (`repair_after`, here 4 s: as soon as it is dead) the
