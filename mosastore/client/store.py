@@ -34,7 +34,7 @@ SUSPECT_FOR = 10.0
 class SpoolRange:
     """One chunk of a local file (a spool), open for reading for as long as its copies are
     stored (the spool itself may be closed meanwhile): passed as it is to a benefactor of this
-    host, read at most once for the others (every copy then holds the same bytes). Close it."""
+    host, read at most once for the others (whose copies then hold the same bytes). Close it."""
 
     __slots__ = ("descriptor", "offset", "length", "_data", "_lock")
 

@@ -37,15 +37,12 @@ from mosastore.rpc import Connection, Pool
 from .abstract import StorageConformance
 from .conftest import unique_name
 from .mosastore.locality import count_locality
-from .mosastore.stores import assert_nothing_left, running_store, skip_unless_fuse
+from .mosastore.stores import assert_nothing_left, module_store, running_store, skip_unless_fuse
 
 MB = 1024 * 1024
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
-    with running_store(str(tmp_path_factory.mktemp("mosastore-state")), benefactors=4) as record:
-        yield record
+store = module_store("mosastore-state", benefactors=4)
 
 
 def mount_of(record: ServiceRecord) -> Path:

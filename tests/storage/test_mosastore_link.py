@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import errno
 import socket
-from collections.abc import Iterator
 
 import pytest
 import trio
@@ -16,13 +15,10 @@ from mosastore.client.link import ManagerLink
 from mosastore.protocol import RemoteError
 from mosastore.rpc import Pool, Unreachable
 
-from .mosastore.stores import running_store
+from .mosastore.stores import module_store
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
-    with running_store(str(tmp_path_factory.mktemp("mosastore-link")), benefactors=1) as record:
-        yield record
+store = module_store("mosastore-link", benefactors=1)
 
 
 def _link(store: ServiceRecord, retry_for: float = 5.0) -> ManagerLink:

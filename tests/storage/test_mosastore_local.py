@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,16 +15,13 @@ from mosastore.client.store import SpoolRange, StoreClient
 from mosastore.protocol import RemoteError, local_socket
 from mosastore.rpc import Connection, Pool
 
-from .mosastore.stores import running_store
+from .mosastore.stores import module_store
 
 MB = 1024 * 1024
 DATA = os.urandom(3 * MB + 12345)
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
-    with running_store(str(tmp_path_factory.mktemp("mosastore-local")), benefactors=2) as record:
-        yield record
+store = module_store("mosastore-local", benefactors=2)
 
 
 def _secret(record: ServiceRecord) -> bytes:

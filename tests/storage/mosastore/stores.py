@@ -3,7 +3,8 @@
 `running_store(state_dir, benefactors)` starts a manager, benefactors and the
 FUSE mount exactly as `swiftcloud services start mosastore` does, and on exit
 stops them by PID and verifies that nothing is left behind: no process of
-the store still running, no mount still listed. Tests that cannot run here
+the store still running, no mount still listed. `module_store` makes of it the
+`store` fixture a test module's tests share. Tests that cannot run here
 (trio not installed, no /dev/fuse) skip with the reason.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -47,3 +48,15 @@ def running_store(state_dir: str, benefactors: int = 4, **options: object) -> It
         record = service.load_record(state_dir, service.NAME) or record  # restarts update it
         service.stop(state_dir)
         assert_nothing_left(record)
+
+
+def module_store(name: str, benefactors: int) -> Callable[[pytest.TempPathFactory], Iterator[ServiceRecord]]:
+    """A fixture `store`: one store of `benefactors` that the tests of a module share (its state
+    in a temporary directory named after `name`)."""
+
+    @pytest.fixture(scope="module")
+    def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceRecord]:
+        with running_store(str(tmp_path_factory.mktemp(name)), benefactors=benefactors) as record:
+            yield record
+
+    return store  # type: ignore[no-any-return]
