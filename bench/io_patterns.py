@@ -14,7 +14,9 @@ median of --repeat runs (the reference's row in the plots and in the CPU table:
 the median beside every backend). The
 page cache is not dropped, as on a real node. Beside the MB/s, each backend
 gets the client's CPU seconds per GB moved (the tasks' processes plus the
-store's FUSE client or s3fs: what a node pays to move data) and an
+store's FUSE client or s3fs: what a node pays to move data), its servers' (MinIO,
+the MosaStore manager and benefactors, chirp_server and the processes it forks, the
+NameNode and DataNodes: on one host they share the node's cores) and an
 mdtest-like create rate (--creates empty files, created and closed by the K
 tasks). `--fio MB` also runs fio's sequential 1 MiB and 4 KiB writes and reads
 on local disk and on every mount.
@@ -57,7 +59,7 @@ from mosastore.plugin import register as register_mosastore  # noqa: E402
 from storage_adapters import open_storage  # noqa: E402
 from storage_adapters.base import StorageAdapter  # noqa: E402
 from storage_adapters.chirp import service as chirp_service  # noqa: E402
-from storage_adapters.services import start_service, stop_service  # noqa: E402
+from storage_adapters.services import service_status, start_service, stop_service  # noqa: E402
 
 # Stores are opened and services started by name, mosastore's too, here and in the workers
 # this script spawns (which import it afresh).
@@ -149,13 +151,33 @@ def _create(empty: str, directory: str, count: int) -> None:
 
 
 def _cpu_seconds(pids: list[int]) -> float:
-    """User plus system CPU seconds of the processes `pids` (gone ones count nothing)."""
-    total = 0.0
+    """User plus system CPU seconds of the processes `pids` and of their descendants, living
+    or ended (chirp_server forks one per connection, which lives as long as it): each counted
+    once, an ended one in its parent's children's times; gone processes count nothing."""
+    processes: dict[int, psutil.Process] = {}
     for pid in pids:
         with suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            times = psutil.Process(pid).cpu_times()
-            total += times.user + times.system
+            process = psutil.Process(pid)
+            processes[pid] = process
+            processes.update((child.pid, child) for child in process.children(recursive=True))
+    total = 0.0
+    for process in processes.values():
+        with suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            times = process.cpu_times()
+            total += times.user + times.system + times.children_user + times.children_system
     return total
+
+
+def server_pids(backend: str, clients: list[int]) -> list[int]:
+    """The processes of the servers `backend` runs on (from their service records, in the
+    state directory the workers use), its clients excepted."""
+    pids: set[int] = set()
+    for service in BACKEND_SERVICES.get(backend, []):
+        record = service_status(service, os.environ["SWIFTCLOUD_STATE_DIR"])
+        if record is not None:
+            pids.add(record.pid)
+            pids.update(entry["pid"] for entry in record.info.get("processes", []))
+    return sorted(pids - set(clients))
 
 
 def client_pids(mount_point: str | None) -> list[int]:
@@ -184,6 +206,7 @@ class Bench:
         self._pool.map(time.sleep, [0.0] * tasks)  # all workers started and their stores opened
         workers = [child.pid for child in multiprocessing.active_children() if child.pid not in before]
         self._clients = workers + client_pids(getattr(self._adapter, "mount_point", None))
+        self._servers = [] if backend == REFERENCE else server_pids(backend, self._clients)
         self._store_dir = os.path.join(work, "reference-store") if backend == REFERENCE else ""
         if self._store_dir:
             os.makedirs(self._store_dir, exist_ok=True)
@@ -212,17 +235,20 @@ class Bench:
         sources = self._sources(size)
         self._pool.map(_task, [("write", sources[i], self._remote("read", size, i), "") for i in range(self.tasks)])
 
-    def round(self, pattern: str, size: int) -> tuple[float, float]:
-        """One timed round of `pattern` at `size`: (MB/s, the client's CPU seconds per GB)."""
+    def round(self, pattern: str, size: int) -> tuple[float, float, float]:
+        """One timed round of `pattern` at `size`: (MB/s, the client's CPU seconds per GB, the
+        servers')."""
         sources = self._sources(size)
         jobs = [(pattern, sources[i], self._remote(pattern, size, i), os.path.join(self._out_dir, f"{pattern}-{i}"))
                 for i in range(self.tasks)]
         moved = self.tasks * size * (2 if pattern == "read_after_write" else 1)
-        cpu_before = _cpu_seconds(self._clients)
+        clients_before, servers_before = _cpu_seconds(self._clients), _cpu_seconds(self._servers)
         start = time.perf_counter()
         self._pool.map(_task, jobs, chunksize=1)
         rate = moved / (time.perf_counter() - start)
-        return rate, (_cpu_seconds(self._clients) - cpu_before) / (moved / 1024)
+        gigabytes = moved / 1024
+        return (rate, (_cpu_seconds(self._clients) - clients_before) / gigabytes,
+                (_cpu_seconds(self._servers) - servers_before) / gigabytes)
 
     def creates(self, run: int, files: int) -> float:
         """One timed round of mdtest's create phase: `files` empty files over the tasks; per second."""
@@ -238,13 +264,14 @@ class Bench:
 @dataclass
 class Compared:
     """A backend's figures and the reference's measured beside them, run for run: per pattern
-    and size, medians of MB/s, of the client's CPU seconds per GB, and of the paired runs'
-    ratios (backend / reference); and of the create rates."""
+    and size, medians of MB/s, of the client's and the servers' CPU seconds per GB, and of the
+    paired runs' ratios (backend / reference); and of the create rates."""
 
     mb_per_s: dict[str, dict[int, float]]
     reference_mb_per_s: dict[str, dict[int, float]]
     ratio: dict[str, dict[int, float]]
     cpu_s_per_gb: dict[str, dict[int, float]]
+    server_cpu_s_per_gb: dict[str, dict[int, float]]
     reference_cpu_s_per_gb: dict[str, dict[int, float]]
     creates_per_s: float
     reference_creates_per_s: float
@@ -253,7 +280,7 @@ class Compared:
 def compare(backend: str, sizes: list[int], tasks: int, repeat: int, work: str, creates: int) -> Compared:
     """`backend` and the local-disk reference, alternating run by run (which of the two goes
     first alternates too), so that both meet the same state of the machine."""
-    figures: dict[str, dict[str, dict[int, list[tuple[float, float]]]]] = {
+    figures: dict[str, dict[str, dict[int, list[tuple[float, float, float]]]]] = {
         name: {pattern: {} for pattern in PATTERNS} for name in (REFERENCE, backend)}
     ratios: dict[str, dict[int, float]] = {pattern: {} for pattern in PATTERNS}
     create_rates: dict[str, list[float]] = {REFERENCE: [], backend: []}
@@ -276,8 +303,9 @@ def compare(backend: str, sizes: list[int], tasks: int, repeat: int, work: str, 
         return {pattern: {size: statistics.median(run[index] for run in runs) for size, runs in by_size.items()}
                 for pattern, by_size in figures[name].items()}
 
-    return Compared(medians(backend, 0), medians(REFERENCE, 0), ratios, medians(backend, 1), medians(REFERENCE, 1),
-                    statistics.median(create_rates[backend]), statistics.median(create_rates[REFERENCE]))
+    return Compared(medians(backend, 0), medians(REFERENCE, 0), ratios, medians(backend, 1), medians(backend, 2),
+                    medians(REFERENCE, 1), statistics.median(create_rates[backend]),
+                    statistics.median(create_rates[REFERENCE]))
 
 
 def _store_for(backend: str, config: str) -> StorageAdapter | None:
@@ -437,16 +465,18 @@ def print_table(compared: dict[str, Compared], sizes: list[int]) -> None:
 
 def print_costs(compared: dict[str, Compared], reference_cpu: dict[str, dict[int, float]],
                 reference_creates: float, size: int, tasks: int, files: int) -> None:
-    """The client's CPU per GB moved at the largest size, and the create rate, per backend and
-    for the reference (its medians beside every backend)."""
-    print(f"\n{'backend':<12}" + "".join(f"{pattern:>18}" for pattern in PATTERNS) + f"{'creates/s':>11}")
-    for backend, by_pattern, rate in [(REFERENCE, reference_cpu, reference_creates),
-                                      *((name, one.cpu_s_per_gb, one.creates_per_s) for name, one in compared.items())]:
-        print(f"{backend:<12}" + "".join(f"{by_pattern[pattern][size]:>18.2f}" for pattern in PATTERNS)
-              + f"{rate:>11.0f}")
-    print(f"(client CPU seconds per GB moved at {size} MB: the tasks' processes plus the store's FUSE "
-          f"client; creates/s: {files} empty files made by {tasks} tasks; {REFERENCE}: the median beside "
-          "every backend)")
+    """The client's and the servers' CPU per GB moved at the largest size, and the create rate,
+    per backend and for the reference (its medians beside every backend)."""
+    print(f"\n{'backend':<14}" + "".join(f"{pattern:>20}" for pattern in PATTERNS) + f"{'creates/s':>11}")
+    print(f"{REFERENCE:<14}" + "".join(f"{reference_cpu[pattern][size]:>12.2f} /     -" for pattern in PATTERNS)
+          + f"{reference_creates:>11.0f}")
+    for backend, one in compared.items():
+        print(f"{backend:<14}" + "".join(
+            f"{one.cpu_s_per_gb[pattern][size]:>12.2f} / {one.server_cpu_s_per_gb[pattern][size]:>5.2f}"
+            for pattern in PATTERNS) + f"{one.creates_per_s:>11.0f}")
+    print(f"(CPU seconds per GB moved at {size} MB, client / servers: the tasks' processes plus the store's "
+          f"FUSE client, then the store's servers; creates/s: {files} empty files made by {tasks} tasks; "
+          f"{REFERENCE}: the median beside every backend)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -511,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
                        "ratio_to_local_disk": {backend: one.ratio for backend, one in compared.items()},
                        "client_cpu_s_per_gb": {REFERENCE: reference_cpu,
                                                **{backend: one.cpu_s_per_gb for backend, one in compared.items()}},
+                       "server_cpu_s_per_gb": {backend: one.server_cpu_s_per_gb for backend, one in compared.items()},
                        "creates_per_s": {REFERENCE: reference_creates,
                                          **{backend: one.creates_per_s for backend, one in compared.items()}},
                        "creates": args.creates, "fio_mb_per_s": fio,
