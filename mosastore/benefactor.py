@@ -227,8 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     node = check_name(args.node)
     store = ChunkStore(args.dir, args.capacity_mb * 1024 * 1024 if args.capacity_mb else None)
     host, _, port = args.listen.rpartition(":")
-    # Clients of this host and network pass their files here instead of sending the bytes.
-    local = f"mosastore-benefactor-{node}-{uuid.uuid4().hex}"
+    # Clients of this host and network pass their files here instead of sending the bytes. Not
+    # named after the node: a socket's name has at most 107 bytes, a node's up to 255.
+    local = f"mosastore-benefactor-{uuid.uuid4().hex}"
     server = Server(Benefactor(node, store), "benefactor", secret, host, int(port), local=local)
     address = args.advertise or f"{server.host}:{server.port}"
     stop = threading.Event()
