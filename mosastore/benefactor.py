@@ -36,7 +36,7 @@ from blake3 import blake3
 from hostkit.file_copy import copy_range
 from mosastore.auth import check_secret, read_secret_file
 from mosastore.metadata import check_name
-from mosastore.protocol import MAX_PAYLOAD, Channel, Header, ok, payload_digest, recv_descriptor
+from mosastore.protocol import MAX_PAYLOAD, Channel, Header, int_field, ok, payload_digest, recv_descriptor
 from mosastore.rpc import Pool
 from mosastore.server import Reply, Server
 
@@ -151,7 +151,8 @@ class Benefactor:
         (over the local socket only)."""
         source = recv_descriptor(channel.sock)
         try:
-            self.store.put_from(request["key"], source, _count(request, "offset"), _count(request, "length"))
+            self.store.put_from(request["key"], source, int_field(request, "offset"),
+                                int_field(request, "length"))
         finally:
             os.close(source)
         return ok(), b""
@@ -180,13 +181,6 @@ class Benefactor:
     def op_space(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         capacity, free = self.store.space()
         return ok(capacity=capacity, free=free), b""
-
-
-def _count(request: Header, field: str) -> int:
-    value = request[field]
-    if not isinstance(value, int) or value < 0:
-        raise ValueError(f"{field} must be a count of bytes")
-    return value
 
 
 def heartbeat_forever(manager: Pool, node: str, address: str, local: str, store: ChunkStore,

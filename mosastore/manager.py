@@ -38,7 +38,7 @@ from mosastore.placement import (
     make_plan,
     parse_hint,
 )
-from mosastore.protocol import Channel, Header, ok
+from mosastore.protocol import Channel, Header, int_field, ok
 from mosastore.rpc import PoolSet
 from mosastore.server import Reply, Server
 
@@ -51,13 +51,6 @@ REPAIR_BATCH = 200  # files read from the metadata at a time by the repair threa
 # A repair round that could copy nothing (no survivor, no room) is not run again until the
 # benefactors change, or this long after: a full scan of the metadata costs.
 RESETTLE_S = 60.0
-
-
-def _int(request: Header, key: str) -> int:
-    value = request[key]
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{key} must be an integer")
-    return value
 
 
 class Manager:
@@ -100,7 +93,7 @@ class Manager:
         node, address = check_name(request["node"]), str(request["address"])
         with self._lock:
             known = self._addresses.get(node)
-            self._seen[node] = (time.monotonic(), _int(request, "free"), _int(request, "capacity"))
+            self._seen[node] = (time.monotonic(), int_field(request, "free"), int_field(request, "capacity"))
             self._addresses[node] = address
             self._locals[node] = str(request.get("local", ""))
         if known != address:
@@ -122,38 +115,39 @@ class Manager:
         return ok(role="manager", chunk_size=self.chunk_size), b""
 
     def op_getattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        return ok(attrs=self.metadata.getattr(_int(request, "ino"))), b""
+        return ok(attrs=self.metadata.getattr(int_field(request, "ino"))), b""
 
     def op_lookup(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        return ok(attrs=self.metadata.lookup(_int(request, "parent"), request["name"])), b""
+        return ok(attrs=self.metadata.lookup(int_field(request, "parent"), request["name"])), b""
 
     def op_readdir(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        entries = self.metadata.readdir(_int(request, "ino"), _int(request, "after"), READDIR_BATCH)
+        entries = self.metadata.readdir(int_field(request, "ino"), int_field(request, "after"), READDIR_BATCH)
         return ok(entries=entries), b""
 
     def op_open(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        return ok(file=self.metadata.open(_int(request, "ino"))), b""
+        return ok(file=self.metadata.open(int_field(request, "ino"))), b""
 
     def op_mkdir(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        attrs = self.metadata.mkdir(_int(request, "parent"), request["name"], _int(request, "mode"),
-                                    _int(request, "uid"), _int(request, "gid"))
+        attrs = self.metadata.mkdir(int_field(request, "parent"), request["name"], int_field(request, "mode"),
+                                    int_field(request, "uid"), int_field(request, "gid"))
         return ok(attrs=attrs), b""
 
     def op_unlink(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        return ok(ino=self.metadata.unlink(_int(request, "parent"), request["name"])), b""
+        return ok(ino=self.metadata.unlink(int_field(request, "parent"), request["name"])), b""
 
     def op_rmdir(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        self.metadata.rmdir(_int(request, "parent"), request["name"])
+        self.metadata.rmdir(int_field(request, "parent"), request["name"])
         return ok(), b""
 
     def op_rename(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        replaced = self.metadata.rename(_int(request, "old_parent"), request["old_name"], _int(request, "new_parent"),
-                                        request["new_name"], _int(request, "flags"))
+        replaced = self.metadata.rename(int_field(request, "old_parent"), request["old_name"],
+                                        int_field(request, "new_parent"), request["new_name"],
+                                        int_field(request, "flags"))
         return ok(replaced=replaced), b""
 
     def op_setattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        changes = {key: _int(request, key) for key in ("mode", "uid", "gid", "mtime_ns") if key in request}
-        return ok(attrs=self.metadata.setattr(_int(request, "ino"), changes)), b""
+        changes = {key: int_field(request, key) for key in ("mode", "uid", "gid", "mtime_ns") if key in request}
+        return ok(attrs=self.metadata.setattr(int_field(request, "ino"), changes)), b""
 
     def op_statfs(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         live = self.live()
@@ -165,22 +159,22 @@ class Manager:
 
     def op_reserve(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         """A block of `count` fresh inode numbers for files a client will create (`ino`, the first)."""
-        count = _int(request, "count")
+        count = int_field(request, "count")
         if not 1 <= count <= MAX_RESERVED:
             raise OSError(errno.EINVAL, f"count must be 1 to {MAX_RESERVED}")
         return ok(ino=self.metadata.reserve(count), count=count), b""
 
     def op_plan(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         """The plan for an explicit hint, or for the hint of inode `start` or its nearest ancestor."""
-        hint = parse_hint(request["hint"]) if request.get("hint") else self._inherited_hint(_int(request, "start"))
+        hint = parse_hint(request["hint"]) if request.get("hint") else self._inherited_hint(int_field(request, "start"))
         return ok(plan=self._plan(hint, str(request["writer"]))), b""
 
     def op_commit(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
         keys = ("size", "chunk_size", "chunks", "mode", "uid", "gid", "mtime_ns", "xattrs")
         fields = {key: request[key] for key in keys}
         _check_chunks(fields["chunks"])
-        attrs, parent = self.metadata.commit(_int(request, "ino"), _int(request, "parent"), str(request["name"]),
-                                             fields)
+        attrs, parent = self.metadata.commit(int_field(request, "ino"), int_field(request, "parent"),
+                                             str(request["name"]), fields)
         return ok(attrs=attrs, parent=parent), b""
 
     def op_discard(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
@@ -215,7 +209,7 @@ class Manager:
     # ----- extended attributes -----
 
     def op_getxattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        ino, name = _int(request, "ino"), str(request["name"])
+        ino, name = int_field(request, "ino"), str(request["name"])
         if name == LOCATION_XATTR:
             try:
                 opened = self.metadata.open(ino)
@@ -228,7 +222,7 @@ class Manager:
         return ok(), bytes.fromhex(value)
 
     def op_setxattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        ino, name = _int(request, "ino"), str(request["name"])
+        ino, name = int_field(request, "ino"), str(request["name"])
         if name == LOCATION_XATTR:
             raise OSError(errno.EPERM, f"{LOCATION_XATTR} is read-only")
         if name == PLACEMENT_XATTR:
@@ -242,12 +236,12 @@ class Manager:
         return ok(), b""
 
     def op_listxattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        ino = _int(request, "ino")
+        ino = int_field(request, "ino")
         names = sorted(self.metadata.xattrs(ino))
         return ok(names=names), b""
 
     def op_removexattr(self, request: Header, payload: bytearray, channel: Channel) -> Reply:
-        ino, name = _int(request, "ino"), str(request["name"])
+        ino, name = int_field(request, "ino"), str(request["name"])
         xattrs = self.metadata.xattrs(ino)
         if xattrs.pop(name, None) is None:
             raise OSError(errno.ENODATA, "no such attribute")

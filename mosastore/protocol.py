@@ -188,6 +188,14 @@ class Channel:
         return hmac.new(self._key, direction + SEQUENCE.pack(sequence) + encoded, hashlib.sha256).digest()
 
 
+def int_field(request: Header, key: str) -> int:
+    """A request's integer field, checked (a bool is no integer here)."""
+    value = request[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{key} must be an integer")
+    return value
+
+
 def local_socket(name: str) -> str:
     """The address of a server's local socket: `@` and its abstract name. An abstract Unix
     socket lives in its network namespace, so only a client of the same host and network
