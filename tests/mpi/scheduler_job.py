@@ -71,6 +71,23 @@ def nodes(workdir: Path, world: Any) -> dict[str, Any]:
             "pids": len({c.value[1] for c in done.values()})}
 
 
+# Around the cluster's receive buffers (4 KiB, cluster/launch.py) and far beyond them.
+SIZES = (10, 1000, 4095, 4097, 16_385, 70_000, 1 << 20, 4 << 20)
+
+
+def sizes(workdir: Path, world: Any) -> dict[str, Any]:
+    """Tasks whose argument, and so result (a no-op returns it), is bytes of each size in SIZES,
+    each of its own content: how many came back intact."""
+    def content(size: int) -> bytes:
+        return (size.to_bytes(4, "big") * (size // 4 + 1))[:size]
+    with Scheduler(2, transport="mpi", world=world, runner=RUNNER) as scheduler:
+        for i, size in enumerate(SIZES):
+            scheduler.submit(job(i, "noop", content(size)))
+        done = collect(scheduler, len(SIZES))
+    return {"intact": sorted(size for i, size in enumerate(SIZES)
+                             if i in done and done[i].ok and done[i].value == content(size))}
+
+
 def drain(workdir: Path, world: Any) -> dict[str, Any]:
     """Results that arrived while the engine looked away all come in at its next look
     (MPICH takes in one message per progress step: one probe is not enough)."""
@@ -131,7 +148,7 @@ def _alive(pid: int) -> bool:
 
 
 CASES: dict[str, Callable[[Path, Any], dict[str, Any]]] = {
-    f.__name__: f for f in (many_noops, failures, retries, nodes, drain, kill, abort)}
+    f.__name__: f for f in (many_noops, failures, retries, nodes, sizes, drain, kill, abort)}
 
 
 def main() -> int:

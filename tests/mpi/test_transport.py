@@ -10,12 +10,16 @@ import json
 import sys
 from typing import Any
 
+from cluster.launch import NETWORK_ONLY
+from tests.mpi.scheduler_job import SIZES
+
 from .conftest import mpiexec
 
 
-def run_job(run, tmp_path, *cases: str, timeout: float = 120.0) -> tuple[dict[str, Any], Any]:
+def run_job(run, tmp_path, *cases: str, timeout: float = 120.0,
+            env: dict[str, str] | None = None) -> tuple[dict[str, Any], Any]:
     result = run(mpiexec(3, sys.executable, "-m", "tests.mpi.scheduler_job", str(tmp_path), *cases),
-                 timeout=timeout)
+                 timeout=timeout, env=env)
     seen = {}
     for line in result.stdout.splitlines():
         if line.startswith("{"):
@@ -36,6 +40,13 @@ def test_sessions_run_tasks_and_return_failures_as_values(run, tmp_path) -> None
     assert seen["retries"] == {"0": [True, 3, 3], "1": [False, "attempt 2 failed", 2]}
     assert seen["nodes"] == {"matching": 40, "nodes": ["alpha", "beta"], "pids": 2}
     assert seen["drain"] == {"first_look": 2, "total": 2}
+
+
+def test_messages_of_every_size_arrive_whole_over_the_clusters_tcp_settings(run, tmp_path) -> None:
+    # The emulated cluster's MPI settings (its receive buffers of 4 KiB), over this host's loopback.
+    seen, result = run_job(run, tmp_path, "sizes", env={**NETWORK_ONLY, "FI_TCP_IFACE": "lo"})
+    assert result.returncode == 0, result.stderr
+    assert seen["sizes"] == {"intact": list(SIZES)}
 
 
 def test_a_kill_close_cancels_running_apps_and_the_ranks_serve_again(run, tmp_path) -> None:
