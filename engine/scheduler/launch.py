@@ -83,8 +83,11 @@ HOST_LIST_VARIABLES = ("SLURM_JOB_NODELIST", "SLURM_NODELIST", "PBS_NODEFILE", "
 # A job on one host: MPICH passes messages between its ranks through its own shared memory,
 # and UCX (its network module) need not open its TCP transport, which probes every network
 # interface as MPI starts (some 300 sockets and 90 reads of the routing table a rank):
-# 9 ranks start 35 ms sooner (0.475 -> 0.44 s for hello world under `run -n 9`).
-ONE_HOST_UCX = MappingProxyType({"UCX_TLS": "self,sm"})
+# 9 ranks start 35 ms sooner (0.475 -> 0.44 s for hello world under `run -n 9`). Of its
+# shared-memory transports one is enough for UCX to reach every rank (MPICH sends through its
+# own): "sm" also set up SysV segments and cross-memory attach, 560 page faults and about
+# 10 ms of CPU a rank (a bare 9-rank start 0.455 -> 0.39 s).
+ONE_HOST_UCX = MappingProxyType({"UCX_TLS": "self,posix"})
 # `run -n N` leaves MPICH's network module at its default. libfabric's shm provider started
 # 9 ranks faster (0.22 against 0.30 s), but its addresses name the rank's PID, and MPICH takes
 # every rank's address to be as long as its own: ranks whose PIDs have different numbers of

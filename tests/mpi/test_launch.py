@@ -106,7 +106,7 @@ def test_local_transport_under_a_launcher_is_refused(run, tmp_path) -> None:
 def test_a_job_on_this_host_alone_tells_ucx_so(monkeypatch) -> None:
     for name in HOST_LIST_VARIABLES + ("UCX_TLS",):
         monkeypatch.delenv(name, raising=False)
-    assert local_job_environment()["UCX_TLS"] == "self,sm"
+    assert local_job_environment()["UCX_TLS"] == "self,posix"
     monkeypatch.setenv("UCX_TLS", "self,sm,tcp")
     assert local_job_environment()["UCX_TLS"] == "self,sm,tcp"  # a user's own setting wins
 
