@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from engine.errors import CompileError, CompileErrors, SwiftError, SwiftRuntimeError, UsageError
 from hostkit.errors import EXIT_COMPILE, EXIT_INTERRUPTED, EXIT_RUNTIME, StorageConfigError, StorageError
@@ -21,22 +22,66 @@ from hostkit.startup import resume_collection
 from swiftcloud import packages
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command line, every package registered and its commands added."""
+class _OneCommand:
+    """The subcommands' action as the packages see it, building only the command named `wanted`
+    (all of them for None): a parser of every command costs each command's start about 10 ms,
+    as much as a third of its imports. The others' parsers are `_Unbuilt`."""
+
+    def __init__(self, sub: argparse._SubParsersAction, wanted: str | None) -> None:
+        self._sub = sub
+        self._wanted = wanted
+        self.built = False
+
+    def add_parser(self, name: str, **options: Any) -> Any:
+        if self._wanted is not None and name != self._wanted:
+            return _Unbuilt()
+        self.built = True
+        return self._sub.add_parser(name, **options)
+
+
+class _Unbuilt:
+    """A command's parser left unbuilt: whatever its package adds to it goes nowhere."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
+        return lambda *args, **options: self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        pass
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command `argv` names (its first word that is not an option), or None where the whole
+    command line is wanted: no command, or help asked before it."""
+    for word in argv:
+        if word in ("-h", "--help"):
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line, every package registered; of the commands, only the one `argv` names
+    is built (all of them without `argv`, or where it names none we know)."""
     packages.register()
+    wanted = _command_word(argv) if argv is not None else None
     parser = argparse.ArgumentParser(
         prog="swiftcloud",
         description="Implicitly parallel Swift-style scripting for clusters and clouds.",
         epilog="Run 'swiftcloud COMMAND --help' for the options of one command.")
     parser.add_argument("--debug", action="store_true", default=bool(os.environ.get("SWIFTCLOUD_DEBUG")),
                         help="print the Python traceback of an internal error (also $SWIFTCLOUD_DEBUG=1)")
-    packages.add_commands(parser.add_subparsers(dest="command", metavar="COMMAND"))
+    commands = _OneCommand(parser.add_subparsers(dest="command", metavar="COMMAND"), wanted)
+    packages.add_commands(commands)  # type: ignore[arg-type]  # the action's add_parser is all they use
+    if wanted is not None and not commands.built:  # not a command: argparse says so, listing them all
+        return build_parser()
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_COMPILE

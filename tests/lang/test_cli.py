@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from swiftcloud.cli import build_parser
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -27,6 +29,21 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
         assert command in result.stdout
     run_help = swiftcloud("run", "--help", cwd=tmp_path)
     assert "--storage" in run_help.stdout and "-n" in run_help.stdout
+
+
+def test_only_the_command_named_is_built_and_a_mistyped_one_lists_them_all(tmp_path: Path) -> None:
+    only_run = build_parser(["--debug", "run", "x.swift"])
+    assert only_run.parse_args(["run", "-n", "3", "x.swift"]).processes == 3
+    with pytest.raises(SystemExit):  # no other command was built
+        only_run.parse_args(["check", "x.swift"])
+    assert build_parser().parse_args(["check", "x.swift"]).command == "check"
+    mistyped = swiftcloud("rnu", "x.swift", cwd=tmp_path)
+    assert mistyped.returncode == 2
+    assert "invalid choice: 'rnu'" in mistyped.stderr
+    for command in ("run", "check", "services", "cluster", "study"):
+        assert f"'{command}'" in mistyped.stderr
+    services_help = swiftcloud("services", "--help", cwd=tmp_path)
+    assert services_help.returncode == 0 and "--benefactors" in services_help.stdout
 
 
 def test_check_reports_every_error_with_positions_and_runs_nothing(tmp_path: Path) -> None:
