@@ -7,8 +7,9 @@ function, an app function, or a library function with typed overloads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Optional, Protocol, Sequence
+
+import msgspec
 
 from engine.lang.types import ArrayType, Signature, StructType, Type, base_of
 
@@ -16,19 +17,21 @@ if TYPE_CHECKING:  # a compiled script runs without the syntax tree's classes (7
     from engine.lang import ast
 
 
-class _KeptWithoutSyntax:
+# msgspec Structs, as the IR's nodes and the types, rather than dataclasses: the engine imports
+# this module at every start, and `dataclasses` with its four classes took 5-7 ms there.
+class _KeptWithoutSyntax(msgspec.Struct):
     """Pickled without the syntax nodes it points at (`_SYNTAX`): they serve the checker,
     while a compiled program is kept (the compiled-script cache) and run without the syntax
     tree, whose classes would cost every run 7 ms to import, and its nodes the time to load."""
 
-    _SYNTAX: ClassVar[tuple[str, ...]]
+    _SYNTAX: ClassVar[tuple[str, ...]] = ()
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, **dict.fromkeys(self._SYNTAX)}
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), tuple(None if name in self._SYNTAX else getattr(self, name)
+                                 for name in self.__struct_fields__)
 
 
-@dataclass(eq=False)
-class VarSym(_KeptWithoutSyntax):
+class VarSym(_KeptWithoutSyntax, eq=False):
     """A declared variable.
 
     `kind` is one of `global`, `local`, `input`, `output`, `loop` (foreach
@@ -56,8 +59,7 @@ class VarSym(_KeptWithoutSyntax):
         return f"VarSym({self.name}: {self.type})"
 
 
-@dataclass(frozen=True)
-class ParamSpec(_KeptWithoutSyntax):
+class ParamSpec(_KeptWithoutSyntax, frozen=True):
     """A parameter of a user function: name, type, optional literal default (the lowered
     function's `ir.Param` carries it to the runtime)."""
 
@@ -65,11 +67,13 @@ class ParamSpec(_KeptWithoutSyntax):
 
     name: str
     type: Type
-    default: Optional[ast.Expr] = field(default=None, repr=False)
+    default: Optional[ast.Expr] = None
+
+    def __repr__(self) -> str:
+        return f"ParamSpec({self.name}: {self.type})"
 
 
-@dataclass(eq=False)
-class FuncSym(_KeptWithoutSyntax):
+class FuncSym(_KeptWithoutSyntax, eq=False):
     """A callable: `kind` is `composite`, `app` or `library`.
 
     User functions carry their definition node and parameter lists; library
@@ -81,19 +85,21 @@ class FuncSym(_KeptWithoutSyntax):
 
     name: str
     kind: str
-    inputs: list[ParamSpec] = field(default_factory=list)
-    outputs: list[ParamSpec] = field(default_factory=list)
-    node: Optional[ast.Node] = field(default=None, repr=False)
+    inputs: list[ParamSpec] = msgspec.field(default_factory=list)
+    outputs: list[ParamSpec] = msgspec.field(default_factory=list)
+    node: Optional[ast.Node] = None
     overloads: tuple[Signature, ...] = ()
     module: Optional[str] = None
-    input_syms: list[VarSym] = field(default_factory=list)
-    output_syms: list[VarSym] = field(default_factory=list)
+    input_syms: list[VarSym] = msgspec.field(default_factory=list)
+    output_syms: list[VarSym] = msgspec.field(default_factory=list)
     walltime: Optional[float] = None  # apps: `@walltime=SECONDS`, the longest one run may take
     reads_content: bool = False  # library: reads its file argument's bytes (no `url`, §13)
 
+    def __repr__(self) -> str:
+        return f"FuncSym({self.name}: {self.kind})"
 
-@dataclass(frozen=True)
-class ResolvedCall:
+
+class ResolvedCall(msgspec.Struct, frozen=True):
     """What a call node resolved to: the function and, for library calls, the overload."""
 
     func: FuncSym

@@ -1,5 +1,5 @@
 """The run log's and the restart log's records (engine/observe/jsonlines.py): compact JSON
-lines that read back as what was written, also for text orjson refuses."""
+lines that read back as what was written, also for text msgspec refuses."""
 
 from __future__ import annotations
 
@@ -19,6 +19,6 @@ def test_a_record_is_one_compact_line_that_reads_back_whole() -> None:
 
 
 def test_a_name_that_is_not_utf8_is_escaped_and_reads_back_as_given() -> None:
-    name = os.fsdecode(b"data/\xff.dat")  # a lone surrogate, which orjson refuses
+    name = os.fsdecode(b"data/\xff.dat")  # a lone surrogate, which msgspec refuses
     line = json_line({"path": name})
     assert json.loads(line) == {"path": name}
