@@ -48,8 +48,9 @@ def _worker_main(conn: Connection, inherited: list[Connection], worker_id: int, 
     os.setpgrp()
     die_with_parent(signal.SIGTERM)  # the engine's death, even by kill -9, ends us and our apps
     os.environ["SWIFTCLOUD_NODE"] = node
-    guard_apps(token)  # every app inherits the token: found again if we are lost, even by kill -9
-    serve(conn.recv, conn.send, worker_id, runner)
+    # Every app inherits the token: found again if we are lost, even by kill -9. The guard
+    # starts before the first task (none is needed before).
+    serve(conn.recv, conn.send, worker_id, runner, lambda: guard_apps(token))
 
 
 class LocalTransport:

@@ -105,12 +105,16 @@ def serve_rank(world: World) -> bool:
         os.uname().nodename if os.environ.get("SWIFTCLOUD_NODE_FROM_HOST") else None)
     active: list[worker_loop.Worker] = []  # this session's worker loop, for the cancel signal
     signal.signal(CANCEL_SIGNAL, lambda signum, frame: [session.cancel() for session in active])
-    guard_apps()  # if the launcher kills this rank outright, its apps go too
     # Ctrl-C reaches every rank; rank 0 decides what stops (a handler, not SIG_IGN,
     # which apps would inherit).
     signal.signal(signal.SIGINT, lambda signum, frame: None)
     backlog: list[Any] = []  # messages that arrived together, handed out one at a time
     lost: list[EngineGone] = []
+    guards: list[str] = []  # the token of this rank's guard, once it has one
+
+    def guard_once() -> None:
+        if not guards:
+            guards.append(guard_apps())
 
     def receive() -> Any:
         if not backlog:
@@ -141,7 +145,10 @@ def serve_rank(world: World) -> bool:
                 resume_collection()  # the rank's start is over (hostkit.startup)
                 _set_node(node or home_node)
                 send((READY, me, worker_loop.node_name()))
-                active[:] = [worker_loop.Worker(runner)]
+                # Its guard (if the launcher kills this rank outright, its apps go too) is
+                # forked before its first task: a rank that runs none needs none, and a fork
+                # while the job starts takes CPU from every rank's start.
+                active[:] = [worker_loop.Worker(runner, guard_once)]
                 active[0].serve(receive, send, me)
                 if lost:  # serve() returns quietly when its engine is gone
                     return False

@@ -16,6 +16,8 @@ on SIGTERM (the task runner kills the apps it started) before the worker exits,
 and a `before_retry()` method is called before a task's second or later
 attempt. An app's `AppPhases` (the value it returns, or its `LeafError`'s
 `phases`) travel as a result's seventh element; other results have six.
+A transport may ask for a call before the first task runs (`before_first_task`: the worker's
+guard, `lifetime.guard_apps`, which a worker that runs no task never needs).
 `Worker.cancel()` (for a transport's signal handler) calls `terminate()` too but keeps the loop alive: the tasks it had not started yet
 fail as cancelled, so the worker is soon free for its engine's next message.
 """
@@ -57,10 +59,11 @@ def _hook(runner: Runner, name: str) -> None:
 class Worker:
     """One worker process's loop over the batches its engine sends."""
 
-    def __init__(self, runner: Runner) -> None:
+    def __init__(self, runner: Runner, before_first_task: Callable[[], object] | None = None) -> None:
         self.runner = runner
         self.terminating = False
         self.cancelled = False
+        self._before_first_task = before_first_task
 
     def cancel(self) -> None:
         """Abandon the work at hand (safe in a signal handler): kill what the running task
@@ -93,6 +96,9 @@ class Worker:
                 return
 
     def _run_batch(self, batch: list[tuple[int, Any, int]], send: Callable[[Any], None], worker_id: int) -> None:
+        if self._before_first_task is not None:
+            self._before_first_task()
+            self._before_first_task = None
         pending: list[Result] = []
         last = len(batch) - 1
         for index, (task_id, payload, attempt) in enumerate(batch):
@@ -124,9 +130,11 @@ class Worker:
         return (task_id, True, value, False, start, time.time())
 
 
-def serve(recv: Callable[[], Any], send: Callable[[Any], None], worker_id: int, runner: Runner) -> None:
-    """Serve batches with `runner` until told to stop or the engine goes away."""
-    Worker(runner).serve(recv, send, worker_id)
+def serve(recv: Callable[[], Any], send: Callable[[Any], None], worker_id: int, runner: Runner,
+          before_first_task: Callable[[], object] | None = None) -> None:
+    """Serve batches with `runner` until told to stop or the engine goes away, calling
+    `before_first_task` once before the first task runs."""
+    Worker(runner, before_first_task).serve(recv, send, worker_id)
 
 
 def _send_results(send: Callable[[Any], None], worker_id: int, results: list[Result]) -> None:

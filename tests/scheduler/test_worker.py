@@ -148,3 +148,19 @@ def test_a_retry_attempt_runs_the_retry_hooks_first() -> None:
     assert calls == []
     run_batches([(2, ("noop", 2)), (3, ("noop", 3))], runner=Retrying(), attempt=2)
     assert calls == ["hook", "hook"]
+
+
+def test_the_call_before_the_first_task_comes_once_before_it_and_never_without_tasks() -> None:
+    calls: list[str] = []
+
+    class Noting(runners.Calls):
+        def __call__(self, payload: tuple[str, Any]) -> Any:
+            calls.append("task")
+            return super().__call__(payload)
+
+    inbox = [("run", [(1, ("noop", 1), 1)]), ("run", [(2, ("noop", 2), 1)]), STOP_MESSAGE]
+    serve(lambda: inbox.pop(0), lambda message: None, 7, Noting(), lambda: calls.append("guard"))
+    assert calls == ["guard", "task", "task"]
+    calls.clear()
+    serve(lambda: STOP_MESSAGE, lambda message: None, 7, Noting(), lambda: calls.append("guard"))
+    assert calls == []
