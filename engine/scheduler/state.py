@@ -22,7 +22,6 @@ import math
 import random
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
 from typing import Any, Callable
@@ -82,35 +81,44 @@ _ORIGINS: Mapping[TaskState, frozenset[TaskState | None]] = MappingProxyType({
     target: frozenset(origin for origin, to in TRANSITIONS if to is target) for target in TaskState})
 
 
-@dataclass(slots=True, eq=False)
+# The two records are plain slotted classes: rank 0 imports no `dataclasses` (its classes took
+# 5-10 ms of every run's start), and they are changed in place at every step, which a slotted
+# class does faster than a msgspec Struct.
 class _TaskRecord:
-    task: Task
-    key: tuple[str, str]  # (kind, label): what duration estimates are kept by
-    base_affinity: Affinity | None  # from the task's input files
-    affinity: Affinity | None  # what placement uses now (retries change it)
-    state: TaskState | None = None
-    worker: int = -1  # holding it (ASSIGNED) or that ran it last
-    batch: int = -1
-    estimate: float | None = None  # counted in the worker's work_s while ASSIGNED
-    attempts: int = 0  # times sent to a worker
-    failures: int = 0
-    losses: int = 0  # times its worker died while it was alone there
-    deferrals: int = 0  # dispatch rounds that passed it over while its preferred workers were busy
-    deferred_in: int = -1  # the last such round (one round counts once, however many workers pass)
-    suspect: bool = False  # was on a worker that died: runs alone from now on
+    __slots__ = ("task", "key", "base_affinity", "affinity", "state", "worker", "batch", "estimate", "attempts",
+                 "failures", "losses", "deferrals", "deferred_in", "suspect")
+
+    def __init__(self, task: Task, key: tuple[str, str], base_affinity: Affinity | None,
+                 affinity: Affinity | None) -> None:
+        self.task = task
+        self.key = key  # (kind, label): what duration estimates are kept by
+        self.base_affinity = base_affinity  # from the task's input files
+        self.affinity = affinity  # what placement uses now (retries change it)
+        self.state: TaskState | None = None
+        self.worker = -1  # holding it (ASSIGNED) or that ran it last
+        self.batch = -1
+        self.estimate: float | None = None  # counted in the worker's work_s while ASSIGNED
+        self.attempts = 0  # times sent to a worker
+        self.failures = 0
+        self.losses = 0  # times its worker died while it was alone there
+        self.deferrals = 0  # dispatch rounds that passed it over while its preferred workers were busy
+        self.deferred_in = -1  # the last such round (one round counts once, however many workers pass)
+        self.suspect = False  # was on a worker that died: runs alone from now on
 
 
-@dataclass(slots=True, eq=False)
 class _WorkerRecord:
-    id: int
-    node: str
-    alive: bool = True
-    in_flight: set[int] = field(default_factory=set)
-    batches: dict[int, int] = field(default_factory=dict)  # batch id -> tasks still in flight
-    work_s: float = 0.0  # summed estimates of in-flight tasks that have one
-    longest_s: float = 0.0  # no in-flight task's estimate exceeds this
-    unknown: int = 0  # in-flight tasks without an estimate
-    version: int = 0  # bumped at every refresh: older slack entries are stale
+    __slots__ = ("id", "node", "alive", "in_flight", "batches", "work_s", "longest_s", "unknown", "version")
+
+    def __init__(self, id: int, node: str) -> None:
+        self.id = id
+        self.node = node
+        self.alive = True
+        self.in_flight: set[int] = set()
+        self.batches: dict[int, int] = {}  # batch id -> tasks still in flight
+        self.work_s = 0.0  # summed estimates of in-flight tasks that have one
+        self.longest_s = 0.0  # no in-flight task's estimate exceeds this
+        self.unknown = 0  # in-flight tasks without an estimate
+        self.version = 0  # bumped at every refresh: older slack entries are stale
 
 
 class SchedulerState:
