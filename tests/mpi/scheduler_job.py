@@ -71,8 +71,8 @@ def nodes(workdir: Path, world: Any) -> dict[str, Any]:
             "pids": len({c.value[1] for c in done.values()})}
 
 
-# Around the cluster's receive buffers (4 KiB, cluster/launch.py) and far beyond them.
-SIZES = (10, 1000, 4095, 4097, 16_385, 70_000, 1 << 20, 4 << 20)
+# Around the cluster's receive buffers (1 KiB, cluster/launch.py; 16 KiB by default) and far beyond.
+SIZES = (10, 1000, 1025, 4097, 16_383, 16_385, 70_000, 1 << 20, 4 << 20)
 
 
 def sizes(workdir: Path, world: Any) -> dict[str, Any]:

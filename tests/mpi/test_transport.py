@@ -43,7 +43,7 @@ def test_sessions_run_tasks_and_return_failures_as_values(run, tmp_path) -> None
 
 
 def test_messages_of_every_size_arrive_whole_over_the_clusters_tcp_settings(run, tmp_path) -> None:
-    # The emulated cluster's MPI settings (its receive buffers of 4 KiB), over this host's loopback.
+    # The emulated cluster's MPI settings (its small receive buffers), over this host's loopback.
     seen, result = run_job(run, tmp_path, "sizes", env={**NETWORK_ONLY, "FI_TCP_IFACE": "lo"})
     assert result.returncode == 0, result.stderr
     assert seen["sizes"] == {"intact": list(SIZES)}
