@@ -65,6 +65,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     is built (all of them without `argv`, or where it names none we know)."""
     packages.register()
     wanted = _command_word(argv) if argv is not None else None
+    parser, built = _parser(wanted)
+    if wanted is not None and not built:  # not a command: argparse says so, listing them all
+        parser, _ = _parser(None)
+    return parser
+
+
+def _parser(wanted: str | None) -> tuple[argparse.ArgumentParser, bool]:
+    """The command line with only the command `wanted` built (all for None); and whether it was."""
     parser = argparse.ArgumentParser(
         prog="swiftcloud",
         description="Implicitly parallel Swift-style scripting for clusters and clouds.",
@@ -73,9 +81,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                         help="print the Python traceback of an internal error (also $SWIFTCLOUD_DEBUG=1)")
     commands = _OneCommand(parser.add_subparsers(dest="command", metavar="COMMAND"), wanted)
     packages.add_commands(commands)  # type: ignore[arg-type]  # the action's add_parser is all they use
-    if wanted is not None and not commands.built:  # not a command: argparse says so, listing them all
-        return build_parser()
-    return parser
+    return parser, commands.built
 
 
 def main(argv: Sequence[str] | None = None) -> int:
