@@ -34,14 +34,22 @@ NAMES = {"mpich": lambda tag, index: f"mpich_shm_test{tag}{index}_0",
 def segments(request: pytest.FixtureRequest) -> Iterator[dict[str, Path]]:
     tag, name_of = secrets.token_hex(4), NAMES[request.param]
     made = {name: Path("/dev/shm", name_of(tag, index)) for index, name in enumerate(("old", "mapped", "open", "new"))}
+    # Young however long the test takes (dated an hour ahead): no sweep takes one before the
+    # test has put it in use and aged it.
+    hour_ahead = time.time() + 3600
     for path in made.values():
         path.write_bytes(b"\0" * 4096)
-    hour_ago = time.time() - 3600
-    for name in ("old", "mapped", "open"):
-        os.utime(made[name], (hour_ago, hour_ago))
+        os.utime(path, (hour_ahead, hour_ahead))
     yield made
     for path in made.values():
         path.unlink(missing_ok=True)
+
+
+def age(*paths: Path) -> None:
+    """Make segments an hour old: past the sweep's grace, as a killed job's would be."""
+    hour_ago = time.time() - 3600
+    for path in paths:
+        os.utime(path, (hour_ago, hour_ago))
 
 
 def test_only_old_segments_nobody_uses_are_deleted(segments: dict[str, Path]) -> None:
@@ -50,6 +58,9 @@ def test_only_old_segments_nobody_uses_are_deleted(segments: dict[str, Path]) ->
     opener = subprocess.Popen(["sleep", "300"], stdin=open(segments["open"], "rb"))
     try:
         assert holder.stdout.readline() == "mapped\n"
+        # Aged only once they are in use: a run under mpiexec in a test running beside this one
+        # sweeps too, and took an aged segment before the holder had mapped it.
+        age(segments["old"], segments["mapped"], segments["open"])
         # What is asserted is what the sweep leaves, not what this call removed: a run under
         # mpiexec in a test running beside this one sweeps too, and may be first.
         removed = shm.sweep()
@@ -76,6 +87,7 @@ sys.exit(run_job([sys.executable, "-c", orderly], dict(os.environ)))
 
 
 def test_a_run_under_our_mpiexec_sweeps_what_earlier_jobs_left(segments: dict[str, Path]) -> None:
+    age(segments["old"])
     # A job that ends in order (as rank 0 marks it), so no sweep follows it: only the one before.
     supervised = subprocess.run([sys.executable, "-c", SUPERVISE], env={**os.environ, "PYTHONPATH": str(ROOT)},
                                 capture_output=True, text=True, timeout=120)
