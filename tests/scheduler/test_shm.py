@@ -58,11 +58,10 @@ def test_only_old_segments_nobody_uses_are_deleted(segments: dict[str, Path]) ->
     opener = subprocess.Popen(["sleep", "300"], stdin=open(segments["open"], "rb"))
     try:
         assert holder.stdout.readline() == "mapped\n"
-        # Aged only once they are in use: a run under mpiexec in a test running beside this one
-        # sweeps too, and took an aged segment before the holder had mapped it.
+        # A run under mpiexec in a test running beside this one sweeps too: the segments are
+        # aged only once in use (that sweep took an aged one before the holder had mapped it),
+        # and what is asserted is what the sweep leaves, not what this call removed.
         age(segments["old"], segments["mapped"], segments["open"])
-        # What is asserted is what the sweep leaves, not what this call removed: a run under
-        # mpiexec in a test running beside this one sweeps too, and may be first.
         removed = shm.sweep()
         assert not segments["old"].exists()
         assert segments["mapped"].exists() and segments["open"].exists() and segments["new"].exists()
