@@ -5,13 +5,17 @@ segments and temporary files of ours.
 `Snapshot.left_behind()` at its end (after every fixture's teardown) lists what the
 suite added and did not remove. Processes are ours by the marker every process the
 suite starts inherits (`SUITE_MARK` in the environment) or by naming the suite's
-temporary directory on their command line. Temporary entries are those new in the
-system's temporary directory and /dev/shm, less the few that tools keep there for good
-by design (pytest's base directory, the JVM's per-user performance data directory).
+temporary directory on their command line; so are mounts in that directory. The rest
+(mounts elsewhere in the system's temporary directory, network namespaces, entries new
+in that directory and in /dev/shm, less the few that tools keep there for good by design:
+pytest's base directory, the JVM's per-user performance data directory) is unclaimed:
+another session of the suite running beside this one (`other_sessions`: a quick tier run
+while the whole suite runs) makes the same kinds of things.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 import time
@@ -20,10 +24,12 @@ from fnmatch import fnmatch
 
 import psutil
 
+from hostkit.procfs import read_proc
 from tests.marked import marked
 
 
 SUITE_MARK = "SWIFTCLOUD_SUITE_MARK"
+SESSION_PREFIX = "swiftcloud-suite-"  # a session's directory: SESSION_PREFIX, its mark, "-", random
 NETNS_DIR = "/run/netns"
 SHM_DIR = "/dev/shm"
 # Entries that persist by design, created once and reused by every later run (lark's
@@ -42,6 +48,15 @@ def _mounts() -> frozenset[str]:
     """Mount points of this mount namespace (field 5 of /proc/self/mountinfo)."""
     with open("/proc/self/mountinfo", encoding="utf-8") as table:
         return frozenset(line.split()[4] for line in table)
+
+
+@dataclass(frozen=True)
+class Leftovers:
+    """What a session left, one line each: `ours` surely, and `unclaimed` what another
+    session of the suite beside it may have made."""
+
+    ours: list[str]
+    unclaimed: list[str]
 
 
 @dataclass(frozen=True)
@@ -67,18 +82,47 @@ class Snapshot:
         while _ours(mark, base_temp) and time.monotonic() < deadline:
             time.sleep(0.1)
 
-    def left_behind(self, mark: str, base_temp: str) -> list[str]:
-        """Everything of the suite's still there, one line each."""
-        found = [f"process {p.pid}: {' '.join(_cmdline(p))[:200]}" for p in _ours(mark, base_temp)]
+    def left_behind(self, mark: str, base_temp: str) -> Leftovers:
+        """Everything the suite may have left that is still there."""
+        ours = [f"process {p.pid}: {' '.join(_cmdline(p))[:200]}" for p in _ours(mark, base_temp)]
         # The suite mounts only under its temporary directory and /run/netns: a mount elsewhere
-        # is another program's (a second suite or a developer's session on the same host).
+        # is another program's (a developer's session on the same host).
+        mounts = sorted(_mounts() - self.mounts)
+        own = base_temp.rstrip("/") + "/"
+        ours += [f"mount {m}" for m in mounts if m.startswith(own)]
         places = (self.temp_dir.rstrip("/") + "/", NETNS_DIR + "/")
-        found += [f"mount {m}" for m in sorted(_mounts() - self.mounts) if m.startswith(places)]
-        found += [f"network namespace {n}" for n in sorted(_entries(NETNS_DIR) - self.namespaces)]
-        found += [f"{SHM_DIR}/{s}" for s in sorted(_entries(SHM_DIR) - self.shm)]
-        found += [os.path.join(self.temp_dir, t) for t in sorted(_entries(self.temp_dir) - self.temporary)
-                  if not any(fnmatch(t, pattern) for pattern in KEPT_FOR_GOOD)]
-        return found
+        unclaimed = [f"mount {m}" for m in mounts if m.startswith(places) and not m.startswith(own)]
+        unclaimed += [f"network namespace {n}" for n in sorted(_entries(NETNS_DIR) - self.namespaces)]
+        unclaimed += [f"{SHM_DIR}/{s}" for s in sorted(_entries(SHM_DIR) - self.shm)]
+        unclaimed += [os.path.join(self.temp_dir, t) for t in sorted(_entries(self.temp_dir) - self.temporary)
+                      if not any(fnmatch(t, pattern) for pattern in KEPT_FOR_GOOD)]
+        return Leftovers(ours, unclaimed)
+
+
+def session_directory(mark: str) -> str:
+    """A new directory for the session marked `mark`, in the system's temporary directory
+    (its state and caches); the session removes it as it ends, so it says the session runs."""
+    return tempfile.mkdtemp(prefix=f"{SESSION_PREFIX}{mark}-")
+
+
+def other_sessions(mark: str) -> list[int]:
+    """Live processes of another session of the suite on this host that still runs: those
+    whose environment carries a suite mark other than `mark` (a session's own process sets
+    its mark after it started, but its xdist workers and everything its tests start inherit
+    it) and whose session directory is still there (not a process an ended session leaked)."""
+    prefix = f"{SUITE_MARK}=".encode()
+    found: dict[bytes, list[int]] = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            entries = read_proc(f"/proc/{name}/environ").split(b"\0")
+        except OSError:  # ended meanwhile, or another user's
+            continue
+        for entry in entries:
+            if entry.startswith(prefix) and entry[len(prefix):] != mark.encode():
+                found.setdefault(entry[len(prefix):], []).append(int(name))
+    temporary = glob.escape(tempfile.gettempdir())
+    return [pid for other, pids in found.items() for pid in pids
+            if glob.glob(os.path.join(temporary, f"{SESSION_PREFIX}{glob.escape(other.decode())}-*"))]
 
 
 def _cmdline(process: psutil.Process) -> list[str]:

@@ -22,6 +22,7 @@ TESTS = Path(__file__).parent
 QUICK_MODULES = frozenset({
     "test_architecture.py",
     "test_byte_compile.py",
+    "test_leftovers.py",
     "lang/test_parser.py",
     "lang/test_cli.py",
     "runtime/test_atomic.py",
