@@ -110,19 +110,20 @@ def other_sessions(mark: str) -> list[int]:
     whose environment carries a suite mark other than `mark` (a session's own process sets
     its mark after it started, but its xdist workers and everything its tests start inherit
     it) and whose session directory is still there (not a process an ended session leaked)."""
-    prefix = f"{SUITE_MARK}=".encode()
-    found: dict[bytes, list[int]] = {}
+    prefix, ours = f"{SUITE_MARK}=".encode(), mark.encode()
+    found: dict[str, list[int]] = {}  # another mark -> the processes that carry it
     for name in filter(str.isdigit, os.listdir("/proc")):
         try:
             entries = read_proc(f"/proc/{name}/environ").split(b"\0")
         except OSError:  # ended meanwhile, or another user's
             continue
         for entry in entries:
-            if entry.startswith(prefix) and entry[len(prefix):] != mark.encode():
-                found.setdefault(entry[len(prefix):], []).append(int(name))
+            if entry.startswith(prefix) and entry[len(prefix):] != ours:
+                found.setdefault(os.fsdecode(entry[len(prefix):]), []).append(int(name))
     temporary = glob.escape(tempfile.gettempdir())
-    return [pid for other, pids in found.items() for pid in pids
-            if glob.glob(os.path.join(temporary, f"{SESSION_PREFIX}{glob.escape(other.decode())}-*"))]
+    running = [other for other in found
+               if glob.glob(os.path.join(temporary, f"{SESSION_PREFIX}{glob.escape(other)}-*"))]
+    return [pid for other in running for pid in found[other]]
 
 
 def _cmdline(process: psutil.Process) -> list[str]:
