@@ -16,9 +16,10 @@ as for any rank.
 
 The zygote serves only processes of its own user (`SO_PEERCRED`), and only those two commands.
 It dies with the command that started it, which ends it once the job is over. The ranks of `run
---cluster` come from a zygote too, on the host: each rank joins the cgroups and the network, host
-name and mount namespaces of its stub, i.e. its emulated node, before it takes the stub's
-directory (`hostkit.namespaces`; docs/cluster.md says what this changes against real nodes).
+--cluster` come from a zygote too, on the host: each rank joins the network, host name and mount
+namespaces of its stub, i.e. its emulated node, before it takes the stub's directory, and the
+stub's cgroups once MPI is up (`hostkit.namespaces`, `launch.enter_node_cgroups`;
+docs/cluster.md says what this changes against real nodes).
 There rank 0 gains most: its stub starts on the first node through mpiexec, node-exec and
 Hydra's proxy, after the zygote is ready, and an interpreter of its own then made it the last
 rank to reach `MPI_Init`. A rank the zygote cannot serve starts as before, in a process of its
@@ -181,10 +182,10 @@ def engine_words(command: list[str]) -> list[str] | None:
 
 
 def _become_rank(request: Request, descriptors: list[int], stub_pid: int) -> int:
-    """In the forked rank: take over the stub's descriptors, join its node (cgroups and
-    namespaces: on the cluster; on one host there is nothing to join), take its directory and
-    environment, die with the stub, and serve as a worker rank or run the engine's command
-    line; the rank's exit status."""
+    """In the forked rank: take over the stub's descriptors, join its node (namespaces now,
+    cgroups once MPI is up: on the cluster; on one host there is nothing to join), take its
+    directory and environment, die with the stub, and serve as a worker rank or run the
+    engine's command line; the rank's exit status."""
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as in any Python process
     targets = request.targets
     # Out of the way first, so that placing one descriptor never closes another still unplaced.
@@ -210,14 +211,21 @@ def _become_rank(request: Request, descriptors: list[int], stub_pid: int) -> int
         os.sched_setaffinity(0, os.sched_getaffinity(stub_pid))
     with contextlib.suppress(OSError):  # the stub's, not the zygote's raised one: apps inherit it
         resource.setrlimit(resource.RLIMIT_NOFILE, resource.prlimit(stub_pid, resource.RLIMIT_NOFILE))
+    from engine.scheduler.launch import CGROUP_DOORS_VARIABLE  # deferred as in main (the collector paused first)
+
     try:
-        namespaces.join(stub_pid)  # the emulated node of a stub on the cluster; nothing on this host
+        # The emulated node of a stub on the cluster (nothing to join on this host): its cgroups
+        # are entered once MPI is up (launch.enter_node_cgroups), its namespaces now.
+        doors = namespaces.cgroup_doors(stub_pid)
+        namespaces.join_namespaces(stub_pid)
     except OSError as error:
         sys.stderr.write(f"swiftcloud: a worker rank cannot join its node: {error}\n")
         return 1
     os.chdir(request.directory)
     os.environ.clear()
     os.environ.update(request.env)
+    if doors:
+        os.environ[CGROUP_DOORS_VARIABLE] = ",".join(str(door) for door in doors)
     _die_with(stub_pid)
     if request.engine_words is not None:
         return _run_command_line(request.engine_words)

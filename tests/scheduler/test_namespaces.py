@@ -1,5 +1,6 @@
 """hostkit.namespaces: a forked process joins another's namespaces and cgroups (what the
-zygote's ranks do on the emulated cluster), and reads the cgroup tables right."""
+zygote's ranks do on the emulated cluster), enters the cgroups later from a namespace that
+cannot see them, and reads the cgroup tables right."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import subprocess
 
 import pytest
 
+from cluster import cpulimit
 from hostkit import namespaces
 
 MOUNTINFO = """\
@@ -40,7 +42,8 @@ def _joined(target: int) -> tuple[str, list[int]]:
     if pid == 0:
         try:
             os.close(reader)
-            namespaces.join(target)
+            namespaces.enter(namespaces.cgroup_doors(target))
+            namespaces.join_namespaces(target)
             seen = [os.uname().nodename, *(str(os.stat(f"/proc/self/ns/{kind}").st_ino)
                                            for kind in namespaces.NAMESPACES)]
             os.write(writer, " ".join(seen).encode())
@@ -76,3 +79,50 @@ def test_a_forked_process_joins_the_namespaces_of_another_host() -> None:
     finally:
         host.kill()
         host.wait()
+
+
+def _cpu_cgroup(pid: int | str) -> str:
+    return namespaces.cgroups_of(open(f"/proc/{pid}/cgroup").read())["cpu"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None or not os.path.isdir(cpulimit.V1_CPU),
+                    reason="needs root, unshare and cgroup v1's cpu hierarchy")
+def test_a_process_enters_another_hosts_cgroups_from_its_namespaces() -> None:
+    """As a rank of the emulated cluster does once MPI is up: its node's cgroups are opened on
+    this host, and entered from inside the node's mount namespace, where no cgroup is mounted."""
+    parent = cpulimit.parent_dir(f"test{os.getpid()}")
+    node_cgroup = cpulimit.make(parent, "node1")
+    host = subprocess.Popen(["unshare", "--mount", "--", "sh", "-c",
+                             "mount -t tmpfs none /sys/fs/cgroup && echo ready && exec sleep 60"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert host.stdout is not None and host.stdout.readline() == "ready\n"
+        with open(os.path.join(node_cgroup, "cgroup.procs"), "w", encoding="ascii") as procs:
+            procs.write(str(host.pid))
+        reader, writer = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(reader)
+                doors = namespaces.cgroup_doors(host.pid)
+                namespaces.join_namespaces(host.pid)
+                hidden = not os.path.exists(os.path.join(cpulimit.V1_CPU, "cgroup.procs"))
+                before = _cpu_cgroup("self")
+                namespaces.enter(doors)
+                os.write(writer, f"{hidden} {before} {_cpu_cgroup('self')}".encode())
+            except BaseException as error:  # noqa: BLE001 - reported to the test through the pipe
+                os.write(writer, f"error {error}".encode())
+            finally:
+                os._exit(0)
+        os.close(writer)
+        with os.fdopen(reader) as out:
+            words = out.read().split()
+        os.waitpid(pid, 0)
+        assert words[0] != "error", " ".join(words)
+        assert words == ["True", _cpu_cgroup(os.getpid()), _cpu_cgroup(host.pid)]
+        assert node_cgroup.endswith(words[2])
+    finally:
+        host.kill()
+        host.wait()
+        cpulimit.remove(parent)
+    assert not os.path.exists(parent)
