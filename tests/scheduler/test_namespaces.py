@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 
 import pytest
 
@@ -34,19 +35,15 @@ def test_the_cgroup_tables_are_read_by_hierarchy() -> None:
                                             "cpu,cpuacct": "/swiftcloud-x/node1", "": "/"}
 
 
-def _joined(target: int) -> tuple[str, list[int]]:
-    """Fork a child that joins `target`; what it then sees: its host name and the inodes of
-    its network, host-name and mount namespaces (or the error it met)."""
+def _in_child(work: Callable[[], str]) -> list[str]:
+    """Fork a child that runs `work`; the words of what it returned (the test fails with the
+    error it met, if any)."""
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(reader)
-            namespaces.enter(namespaces.cgroup_doors(target))
-            namespaces.join_namespaces(target)
-            seen = [os.uname().nodename, *(str(os.stat(f"/proc/self/ns/{kind}").st_ino)
-                                           for kind in namespaces.NAMESPACES)]
-            os.write(writer, " ".join(seen).encode())
+            os.write(writer, work().encode())
         except BaseException as error:  # noqa: BLE001 - reported to the test through the pipe
             os.write(writer, f"error {error}".encode())
         finally:
@@ -56,6 +53,19 @@ def _joined(target: int) -> tuple[str, list[int]]:
         words = out.read().split()
     os.waitpid(pid, 0)
     assert words[0] != "error", " ".join(words)
+    return words
+
+
+def _joined(target: int) -> tuple[str, list[int]]:
+    """Fork a child that joins `target`; what it then sees: its host name and the inodes of
+    its network, host-name and mount namespaces."""
+    def join() -> str:
+        namespaces.enter(namespaces.cgroup_doors(target))
+        namespaces.join_namespaces(target)
+        return " ".join([os.uname().nodename, *(str(os.stat(f"/proc/self/ns/{kind}").st_ino)
+                                                for kind in namespaces.NAMESPACES)])
+
+    words = _in_child(join)
     return words[0], [int(word) for word in words[1:]]
 
 
@@ -99,26 +109,16 @@ def test_a_process_enters_another_hosts_cgroups_from_its_namespaces() -> None:
         assert host.stdout is not None and host.stdout.readline() == "ready\n"
         with open(os.path.join(node_cgroup, "cgroup.procs"), "w", encoding="ascii") as procs:
             procs.write(str(host.pid))
-        reader, writer = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.close(reader)
-                doors = namespaces.cgroup_doors(host.pid)
-                namespaces.join_namespaces(host.pid)
-                hidden = not os.path.exists(os.path.join(cpulimit.V1_CPU, "cgroup.procs"))
-                before = _cpu_cgroup("self")
-                namespaces.enter(doors)
-                os.write(writer, f"{hidden} {before} {_cpu_cgroup('self')}".encode())
-            except BaseException as error:  # noqa: BLE001 - reported to the test through the pipe
-                os.write(writer, f"error {error}".encode())
-            finally:
-                os._exit(0)
-        os.close(writer)
-        with os.fdopen(reader) as out:
-            words = out.read().split()
-        os.waitpid(pid, 0)
-        assert words[0] != "error", " ".join(words)
+
+        def enter_later() -> str:
+            doors = namespaces.cgroup_doors(host.pid)
+            namespaces.join_namespaces(host.pid)
+            hidden = not os.path.exists(os.path.join(cpulimit.V1_CPU, "cgroup.procs"))
+            before = _cpu_cgroup("self")
+            namespaces.enter(doors)
+            return f"{hidden} {before} {_cpu_cgroup('self')}"
+
+        words = _in_child(enter_later)
         assert words == ["True", _cpu_cgroup(os.getpid()), _cpu_cgroup(host.pid)]
         assert node_cgroup.endswith(words[2])
     finally:
