@@ -51,24 +51,29 @@ from engine.task.atomic import name_beside  # noqa: E402
 from hostkit.bytecode import byte_compile  # noqa: E402
 from hostkit.digests import file_digest  # noqa: E402
 
-VARIANTS = ("spawn", "atomic", "stderr", "digest")
+VARIANTS = ("spawn", "atomic", "stderr", "digest")  # each adds one cost to every one before it
 # (argv, the file its stdout goes to or None, the file it writes itself or None)
 App = tuple[list[str], "str | None", "str | None"]
+
+
+def _adds(variant: str, step: str) -> bool:
+    """Does `variant` pay for what `step` adds (as it pays for every variant before it)?"""
+    return VARIANTS.index(variant) >= VARIANTS.index(step)
 
 
 def _run_app(app: App, variant: str) -> None:
     argv, stdout_path, output = app
     target = stdout_path or output
-    written = name_beside(target) if target is not None and variant != "spawn" else target
+    written = name_beside(target) if target is not None and _adds(variant, "atomic") else target
     if output is not None:
         argv = [written if word == output else word for word in argv]
-    stderr = subprocess.PIPE if variant in ("stderr", "digest") else None
+    stderr = subprocess.PIPE if _adds(variant, "stderr") else None
     if stdout_path is None:
         subprocess.run(argv, check=True, stderr=stderr)
     else:
         with open(written, "wb") as sink:
             subprocess.run(argv, check=True, stdout=sink, stderr=stderr)
-    if written is not None and variant == "digest":
+    if written is not None and _adds(variant, "digest"):
         file_digest(written)
     if written != target:
         os.replace(written, target)
